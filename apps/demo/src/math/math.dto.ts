@@ -1,0 +1,9 @@
+import { IsNumber } from 'class-validator';
+
+export class AddDto {
+  @IsNumber()
+  a!: number;
+
+  @IsNumber()
+  b!: number;
+}

@@ -1,0 +1,2 @@
+export * from './rpc-method.decorator.js';
+export * from './rpc-param.decorators.js';

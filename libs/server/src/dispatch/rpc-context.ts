@@ -1,0 +1,115 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { ContextId } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ParamPlan } from '../params/param-plan.js';
+import type { RpcId, RpcParamsValue } from '../protocol/envelope.js';
+
+export type RolesResolver = (request: FastifyRequest) => readonly string[] | undefined;
+
+/**
+ * State of one HTTP request shared by every call it carries (one, or each item of a batch):
+ * the request id, the abort signal, and what the response headers must say afterwards.
+ */
+export class RpcHttpExchange {
+  /** Highest HTTP status any item asked for (used when `httpStatus.enabled`). */
+  status = 200;
+  /** Largest `retryAfter` (seconds) among rate-limited items; 0 when none. */
+  retryAfter = 0;
+  /** `<method>: <reason>` of every deprecated method called. */
+  deprecations: string[] | undefined;
+  /** Nest context id, created on first use by a request-scoped handler. */
+  contextId: ContextId | undefined;
+  private abortController: AbortController | undefined;
+  private resolvedRoles: readonly string[] | undefined;
+
+  constructor(
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly requestId: string,
+    private readonly rolesResolver: RolesResolver | undefined,
+  ) {}
+
+  /** Aborted when the client goes away before the response is complete. Created on first use. */
+  get signal(): AbortSignal {
+    if (this.abortController) return this.abortController.signal;
+    const controller = (this.abortController = new AbortController());
+    const res = this.reply.raw;
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort(new Error('Client disconnected'));
+    };
+    if (res.destroyed) onClose();
+    else res.once('close', onClose);
+    return controller.signal;
+  }
+
+  get roles(): readonly string[] {
+    if (this.resolvedRoles) return this.resolvedRoles;
+    const roles = this.rolesResolver
+      ? this.rolesResolver(this.request)
+      : (this.request as { user?: { roles?: unknown } }).user?.roles;
+    return (this.resolvedRoles = Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : []);
+  }
+}
+
+/** Everything a handler may want to know about the call it serves. */
+export class RpcContext {
+  private resolvedArgs: unknown[] | undefined;
+
+  constructor(
+    /** @internal how this call's params become handler arguments */
+    readonly paramPlan: ParamPlan,
+    readonly method: string,
+    /** The request's id; `undefined` for a notification. */
+    readonly id: RpcId | undefined,
+    readonly params: RpcParamsValue | undefined,
+    readonly isNotification: boolean,
+    /** @internal */
+    readonly exchange: RpcHttpExchange,
+  ) {}
+
+  /** `X-Request-Id` of the HTTP request, or one generated for it; shared by a batch's items. */
+  get requestId(): string {
+    return this.exchange.requestId;
+  }
+
+  /** The Fastify request. */
+  get request(): FastifyRequest {
+    return this.exchange.request;
+  }
+
+  /** `request.user`, as Passport and most auth guards set it. */
+  get user(): unknown {
+    return (this.exchange.request as { user?: unknown }).user;
+  }
+
+  /** `request.user.roles`, or what `security.rolesResolver` returns. */
+  get roles(): readonly string[] {
+    return this.exchange.roles;
+  }
+
+  hasRole(role: string): boolean {
+    return this.exchange.roles.includes(role);
+  }
+
+  /** Aborted when the client goes away. */
+  get signal(): AbortSignal {
+    return this.exchange.signal;
+  }
+
+  /**
+   * @internal The handler's arguments, resolved (and validated) once per call. Nest's param
+   * pipeline reads them one index at a time; the direct path takes them all at once.
+   */
+  resolveArgs(): unknown[] {
+    return (this.resolvedArgs ??= this.paramPlan.resolve(this.params, this));
+  }
+}
+
+/**
+ * The RPC call behind a Nest ExecutionContext, for guards, interceptors and filters:
+ * `getRpcContext(context)?.method`. Undefined when the context is not a JSON-RPC call.
+ */
+export function getRpcContext(context: ExecutionContext): RpcContext | undefined {
+  const candidate = context.getArgByIndex(2);
+  return candidate instanceof RpcContext ? candidate : undefined;
+}

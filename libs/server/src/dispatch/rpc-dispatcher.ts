@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import { RpcExceptionMapper } from '../errors/exception-mapper.js';
+import { RpcAccessDeniedException } from '../errors/rpc-exceptions.js';
+import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
+import { RpcErrorCode } from '../protocol/error-codes.js';
+import { isInvalidEnvelope, parseRequestEnvelope, type RpcErrorObject, type RpcId } from '../protocol/envelope.js';
+import { httpStatusForCode } from '../protocol/http-status.js';
+import { serializeBatch, serializeError, serializeResult, serializeSuccess } from '../protocol/response.js';
+import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
+import { RpcContext, type RpcHttpExchange } from './rpc-context.js';
+import type { RpcMethodInvoker } from './rpc-method-invoker.js';
+
+/** One answered item: its JSON text, or undefined for a notification (which gets no answer). */
+export type RpcItemOutcome = string | undefined;
+
+function isPromiseLike(value: unknown): value is Promise<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * Turns a parsed body (one request object or a batch) into the response text. Synchronous
+ * handlers are answered without allocating a Promise; batches run with bounded concurrency and
+ * are answered in request order. Nothing here throws: every failure becomes an error object.
+ */
+export class RpcDispatcher {
+  private readonly logger = new Logger('JsonRpc');
+
+  constructor(
+    private readonly invokers: ReadonlyMap<string, RpcMethodInvoker>,
+    private readonly options: ResolvedJsonRpcOptions,
+    private readonly mapper: RpcExceptionMapper = new RpcExceptionMapper(),
+  ) {}
+
+  dispatch(body: unknown, exchange: RpcHttpExchange): RpcItemOutcome | Promise<RpcItemOutcome> {
+    if (!Array.isArray(body)) return this.dispatchItem(body, exchange);
+    // The spec's example answers an empty batch with a bare "Invalid Request".
+    if (body.length === 0) return this.errorText(null, { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request' }, exchange);
+    if (body.length > this.options.maxBatchSize) {
+      return this.errorText(null, invalidRequest(`batch of ${body.length} exceeds the limit of ${this.options.maxBatchSize}`), exchange);
+    }
+    return this.dispatchBatch(body, exchange);
+  }
+
+  /** An error answer; also notes the HTTP status it calls for (used when `httpStatus.enabled`). */
+  errorText(id: RpcId, error: RpcErrorObject, exchange: RpcHttpExchange): string {
+    exchange.status = Math.max(exchange.status, httpStatusForCode(error.code));
+    return serializeError(id, error);
+  }
+
+  private dispatchBatch(items: unknown[], exchange: RpcHttpExchange): RpcItemOutcome | Promise<RpcItemOutcome> {
+    const n = items.length;
+    const limit = this.options.batchConcurrency;
+    const out: Array<RpcItemOutcome | Promise<RpcItemOutcome>> = new Array(n);
+    const pending: number[] = [];
+    let next = 0;
+    while (next < n && pending.length < limit) {
+      const outcome = this.dispatchItem(items[next], exchange);
+      if (isPromiseLike(outcome)) pending.push(next);
+      out[next++] = outcome;
+    }
+    if (pending.length === 0) return joinBatch(out as RpcItemOutcome[]);
+    // Each pending item, once settled, becomes a worker that takes the next unstarted item.
+    const work = async (index: number) => {
+      out[index] = await out[index];
+      while (next < n) {
+        const i = next++;
+        const outcome = this.dispatchItem(items[i], exchange);
+        out[i] = isPromiseLike(outcome) ? await outcome : outcome;
+      }
+    };
+    return Promise.all(pending.map(work)).then(() => joinBatch(out as RpcItemOutcome[]));
+  }
+
+  private dispatchItem(raw: unknown, exchange: RpcHttpExchange): RpcItemOutcome | Promise<RpcItemOutcome> {
+    const envelope = parseRequestEnvelope(raw);
+    if (isInvalidEnvelope(envelope)) return this.errorText(envelope.id, envelope.invalid, exchange);
+    const { method, isNotification } = envelope;
+    const id = envelope.id ?? null;
+    const invoker = this.invokers.get(method);
+    if (!invoker) {
+      return isNotification ? undefined : this.errorText(id, { code: RpcErrorCode.MethodNotFound, message: 'Method not found' }, exchange);
+    }
+    const definition = invoker.definition;
+    const ctx = new RpcContext(definition.paramPlan, method, envelope.id, envelope.params, isNotification, exchange);
+    if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
+    let result: unknown;
+    try {
+      if (definition.roles.length) this.checkRoles(definition, ctx);
+      result = invoker.invoke(ctx);
+    } catch (error) {
+      return this.failure(id, isNotification, error, method, exchange);
+    }
+    if (isPromiseLike(result)) {
+      return result.then(
+        (value) => this.success(id, isNotification, value, method, exchange),
+        (error) => this.failure(id, isNotification, error, method, exchange),
+      );
+    }
+    return this.success(id, isNotification, result, method, exchange);
+  }
+
+  private success(id: RpcId, isNotification: boolean, value: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {
+    if (isNotification) return undefined;
+    let json: string;
+    try {
+      json = serializeResult(value);
+    } catch (error) {
+      return this.failure(id, false, error, method, exchange);
+    }
+    return serializeSuccess(id, json);
+  }
+
+  private failure(id: RpcId, isNotification: boolean, error: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {
+    const errorObject = this.mapper.toErrorObject(error, method);
+    if (isNotification) return undefined;
+    if (errorObject.code === RpcErrorCode.RateLimitExceeded) {
+      const retryAfter = (errorObject.data as { retryAfter?: unknown } | undefined)?.retryAfter;
+      if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
+    }
+    return this.errorText(id, errorObject, exchange);
+  }
+
+  private checkRoles(definition: RpcMethodDefinition, ctx: RpcContext): void {
+    const have = ctx.roles;
+    const need = definition.roles;
+    const ok = definition.rolesMatch === 'all' ? need.every((r) => have.includes(r)) : need.some((r) => have.includes(r));
+    if (ok) return;
+    throw new RpcAccessDeniedException(
+      definition.rolesMatch === 'all'
+        ? `All of the following roles are required: ${need.join(', ')}`
+        : `One of the following roles is required: ${need.join(', ')}`,
+    );
+  }
+
+  private noteDeprecation(definition: RpcMethodDefinition, exchange: RpcHttpExchange): void {
+    const value = definition.deprecation!;
+    const seen = (exchange.deprecations ??= []);
+    if (!seen.includes(value)) seen.push(value);
+    this.logger.warn(`Deprecated JSON-RPC method called: ${value}`);
+  }
+}
+
+function invalidRequest(reason: string): RpcErrorObject {
+  return { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` };
+}
+
+function joinBatch(outcomes: readonly RpcItemOutcome[]): RpcItemOutcome {
+  const answered = outcomes.filter((o): o is string => o !== undefined);
+  return answered.length ? serializeBatch(answered) : undefined;
+}

@@ -1,0 +1,84 @@
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { RpcErrorCode, RpcErrorMessage } from '../protocol/error-codes.js';
+import type { RpcErrorObject } from '../protocol/envelope.js';
+import { RpcException } from './rpc-exceptions.js';
+
+/** Nest's default messages, which say nothing a JSON-RPC client can use; replaced by ours. */
+const GENERIC_HTTP_MESSAGES = new Set([
+  'Forbidden resource',
+  'Forbidden',
+  'Unauthorized',
+  'Not Found',
+  'Bad Request',
+  'Too Many Requests',
+  'ThrottlerException: Too Many Requests',
+]);
+
+/**
+ * Turns anything thrown during a call into the error object sent to the client (DESIGN §4).
+ * RpcExceptions pass through; Nest HttpExceptions map by status; anything else is -32603 with the
+ * fixed message, logged with its stack and never sent.
+ */
+export class RpcExceptionMapper {
+  constructor(private readonly logger: Logger = new Logger('JsonRpc')) {}
+
+  toErrorObject(error: unknown, method?: string): RpcErrorObject {
+    if (error instanceof RpcException) return error.toErrorObject();
+    if (error instanceof HttpException) return this.fromHttpException(error, method);
+    return this.internal(error, method);
+  }
+
+  protected fromHttpException(error: HttpException, method?: string): RpcErrorObject {
+    const status = error.getStatus();
+    const message = this.ownMessage(error);
+    switch (status) {
+      case HttpStatus.UNAUTHORIZED:
+      case HttpStatus.FORBIDDEN:
+        return { code: RpcErrorCode.AccessDenied, message: message ?? RpcErrorMessage[RpcErrorCode.AccessDenied] };
+      case HttpStatus.NOT_FOUND:
+        return { code: RpcErrorCode.NotFound, message: message ?? RpcErrorMessage[RpcErrorCode.NotFound] };
+      case HttpStatus.TOO_MANY_REQUESTS:
+        return {
+          code: RpcErrorCode.RateLimitExceeded,
+          message: method ? `Rate limit exceeded for ${method}` : RpcErrorMessage[RpcErrorCode.RateLimitExceeded],
+        };
+      case HttpStatus.BAD_REQUEST:
+        return this.fromBadRequest(error);
+      default:
+        return this.internal(error, method);
+    }
+  }
+
+  /** A BadRequestException (often from ValidationPipe) is a params problem: its messages become data. */
+  protected fromBadRequest(error: HttpException): RpcErrorObject {
+    const response = error.getResponse();
+    const messages =
+      typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : undefined;
+    const list = Array.isArray(messages) ? messages : typeof messages === 'string' ? [messages] : [];
+    const data = list
+      .filter((m) => !GENERIC_HTTP_MESSAGES.has(String(m)))
+      .map((m) => ({ path: null, message: String(m), code: null }));
+    return data.length
+      ? { code: RpcErrorCode.InvalidParams, message: RpcErrorMessage[RpcErrorCode.InvalidParams], data }
+      : { code: RpcErrorCode.InvalidParams, message: RpcErrorMessage[RpcErrorCode.InvalidParams] };
+  }
+
+  private ownMessage(error: HttpException): string | undefined {
+    return GENERIC_HTTP_MESSAGES.has(error.message) ? undefined : error.message;
+  }
+
+  protected internal(error: unknown, method?: string): RpcErrorObject {
+    const where = method ? ` in ${method}` : '';
+    if (error instanceof Error) this.logger.error(`Unhandled error${where}: ${error.message}`, error.stack);
+    else this.logger.error(`Unhandled non-error value thrown${where}: ${safeString(error)}`);
+    return { code: RpcErrorCode.InternalError, message: RpcErrorMessage[RpcErrorCode.InternalError] };
+  }
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

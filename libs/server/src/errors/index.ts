@@ -1,0 +1,2 @@
+export * from './rpc-exceptions.js';
+export * from './exception-mapper.js';

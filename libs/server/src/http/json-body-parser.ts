@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+
+/** Media types accepted as a JSON-RPC body. */
+export const JSON_RPC_CONTENT_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
+
+/**
+ * Replaces the inherited parsers in our encapsulated context with one that hands over the raw
+ * text: JSON errors must become -32700 envelopes, not Fastify's 400, so parsing happens in the
+ * route. Fastify enforces `bodyLimit` while reading (by Content-Length up front, and by counting
+ * for chunked bodies), so nothing is buffered past the limit.
+ */
+export function registerJsonRpcBodyParser(instance: FastifyInstance, bodyLimit: number): void {
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser(JSON_RPC_CONTENT_TYPES, { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+    done(null, body);
+  });
+}

@@ -1,0 +1,46 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { JsonRpcServer } from './json-rpc.server.js';
+import {
+  JSON_RPC_MODULE_OPTIONS,
+  resolveJsonRpcOptions,
+  type JsonRpcModuleAsyncOptions,
+  type JsonRpcModuleOptions,
+} from './json-rpc.options.js';
+import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
+import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
+
+const CORE_PROVIDERS: Provider[] = [RpcMetadataAccessor, RpcMethodExplorer, JsonRpcServer];
+
+/**
+ * Serves every `@RpcMethod` of the application as JSON-RPC 2.0 on `POST <path>`.
+ * Global: import it once, in the root module.
+ */
+@Module({})
+export class JsonRpcModule {
+  static forRoot(options: JsonRpcModuleOptions = {}): DynamicModule {
+    return JsonRpcModule.build([], {
+      provide: JSON_RPC_MODULE_OPTIONS,
+      // A factory, so invalid options fail at bootstrap with the other startup errors.
+      useFactory: () => resolveJsonRpcOptions(options),
+    });
+  }
+
+  static forRootAsync(options: JsonRpcModuleAsyncOptions): DynamicModule {
+    return JsonRpcModule.build(options.imports ?? [], {
+      provide: JSON_RPC_MODULE_OPTIONS,
+      inject: options.inject ?? [],
+      useFactory: async (...args: unknown[]) => resolveJsonRpcOptions(await options.useFactory(...args)),
+    });
+  }
+
+  private static build(imports: NonNullable<DynamicModule['imports']>, optionsProvider: Provider): DynamicModule {
+    return {
+      module: JsonRpcModule,
+      global: true,
+      imports: [DiscoveryModule, ...imports],
+      providers: [optionsProvider, ...CORE_PROVIDERS],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer],
+    };
+  }
+}

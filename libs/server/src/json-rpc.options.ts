@@ -1,0 +1,128 @@
+import type { FastifyRequest } from 'fastify';
+
+export type RolesMatch = 'any' | 'all';
+
+export interface JsonRpcSecurityOptions {
+  /** How a method's `roles` are matched when the method does not say: any one of them, or all. */
+  rolesMatch?: RolesMatch;
+  /** Who is calling, as roles. Default: `request.user.roles`. */
+  rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
+}
+
+export interface JsonRpcStreamOptions {
+  enabled?: boolean;
+  path?: string;
+}
+
+export interface JsonRpcModuleOptions {
+  /** Route of the JSON-RPC endpoint. Default `/rpc`. */
+  path?: string;
+  /** The streaming endpoint. Default `{ enabled: false, path: '/rpc/stream' }`. */
+  stream?: JsonRpcStreamOptions;
+  /** Map error codes to HTTP statuses instead of answering 200. Default `{ enabled: false }`. */
+  httpStatus?: { enabled?: boolean };
+  /** Largest accepted body in bytes; 0 turns the limit off. Default 1 MiB. */
+  maxRequestSize?: number;
+  /** Most items in one batch. Default 100. */
+  maxBatchSize?: number;
+  /** Most batch items running at once for one HTTP request. Default 16. */
+  batchConcurrency?: number;
+  /** Params handling. `rejectUnknown` (default true) answers -32602 for keys no parameter claims. */
+  params?: { rejectUnknown?: boolean };
+  security?: JsonRpcSecurityOptions;
+}
+
+export interface JsonRpcModuleAsyncOptions {
+  imports?: any[];
+  inject?: any[];
+  useFactory: (...args: any[]) => JsonRpcModuleOptions | Promise<JsonRpcModuleOptions>;
+}
+
+/** Options with every default filled in; frozen at startup. */
+export interface ResolvedJsonRpcOptions {
+  readonly path: string;
+  readonly stream: { readonly enabled: boolean; readonly path: string };
+  readonly httpStatus: { readonly enabled: boolean };
+  readonly maxRequestSize: number;
+  readonly maxBatchSize: number;
+  readonly batchConcurrency: number;
+  readonly params: { readonly rejectUnknown: boolean };
+  readonly security: {
+    readonly rolesMatch: RolesMatch;
+    readonly rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
+  };
+}
+
+export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
+
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security'],
+  stream: ['enabled', 'path'],
+  httpStatus: ['enabled'],
+  params: ['rejectUnknown'],
+  security: ['rolesMatch', 'rolesResolver'],
+};
+
+/**
+ * Fills defaults and rejects what we do not understand, all problems in one error: a typo in an
+ * option name must not silently fall back to a default.
+ */
+export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): ResolvedJsonRpcOptions {
+  const problems: string[] = [];
+  const checkKeys = (section: string, value: unknown) => {
+    if (value === undefined) return;
+    if (value === null || typeof value !== 'object') {
+      problems.push(`"${section}" must be an object`);
+      return;
+    }
+    for (const key of Object.keys(value)) {
+      if (!KNOWN_KEYS[section].includes(key)) problems.push(`unknown option "${section ? `${section}.` : ''}${key}"`);
+    }
+  };
+  checkKeys('', options);
+  for (const section of ['stream', 'httpStatus', 'params', 'security'] as const) checkKeys(section, options[section]);
+
+  const path = options.path ?? '/rpc';
+  const streamPath = options.stream?.path ?? '/rpc/stream';
+  for (const [name, value] of [['path', path], ['stream.path', streamPath]] as const) {
+    if (typeof value !== 'string' || !value.startsWith('/')) problems.push(`"${name}" must be a string starting with "/"`);
+  }
+  const integer = (name: string, value: number, min: number) => {
+    if (!Number.isInteger(value) || value < min) problems.push(`"${name}" must be an integer >= ${min}, got ${String(value)}`);
+  };
+  const maxRequestSize = options.maxRequestSize ?? 1_048_576;
+  const maxBatchSize = options.maxBatchSize ?? 100;
+  const batchConcurrency = options.batchConcurrency ?? 16;
+  integer('maxRequestSize', maxRequestSize, 0);
+  integer('maxBatchSize', maxBatchSize, 1);
+  integer('batchConcurrency', batchConcurrency, 1);
+  const rolesMatch = options.security?.rolesMatch ?? 'any';
+  if (rolesMatch !== 'any' && rolesMatch !== 'all') problems.push(`"security.rolesMatch" must be "any" or "all", got ${JSON.stringify(rolesMatch)}`);
+  const rolesResolver = options.security?.rolesResolver;
+  if (rolesResolver !== undefined && typeof rolesResolver !== 'function') problems.push('"security.rolesResolver" must be a function');
+  for (const [name, value] of [
+    ['stream.enabled', options.stream?.enabled],
+    ['httpStatus.enabled', options.httpStatus?.enabled],
+    ['params.rejectUnknown', options.params?.rejectUnknown],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') problems.push(`"${name}" must be a boolean`);
+  }
+  if (problems.length) {
+    throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.join('\n  - ')}`);
+  }
+  return deepFreeze({
+    path,
+    stream: { enabled: options.stream?.enabled ?? false, path: streamPath },
+    httpStatus: { enabled: options.httpStatus?.enabled ?? false },
+    maxRequestSize,
+    maxBatchSize,
+    batchConcurrency,
+    params: { rejectUnknown: options.params?.rejectUnknown ?? true },
+    security: { rolesMatch, rolesResolver },
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(value);
+}

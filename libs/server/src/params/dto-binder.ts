@@ -1,0 +1,54 @@
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
+import type { ParamViolation } from './param-violation.js';
+
+const WHITELIST_CONSTRAINT = 'whitelistValidation';
+
+/**
+ * Turns plain params into an instance of a DTO class and validates it with class-validator.
+ * One binder per (class, rejectUnknown) pair, built at startup.
+ *
+ * Validation is synchronous (`validateSync`): it runs inside Nest's param pipeline, which reads
+ * argument values synchronously. Async class-validator constraints are therefore not supported.
+ */
+export class DtoBinder<T extends object = object> {
+  private readonly validatorOptions;
+
+  constructor(
+    readonly dtoClass: ClassConstructor<T>,
+    readonly rejectUnknown: boolean,
+  ) {
+    this.validatorOptions = Object.freeze({
+      whitelist: rejectUnknown,
+      forbidNonWhitelisted: rejectUnknown,
+      forbidUnknownValues: false,
+      validationError: { target: false, value: false },
+    });
+  }
+
+  /** Properties in declaration order, as class-validator recorded them (for positional params). */
+  declaredProperties(): string[] {
+    const metas = getMetadataStorage().getTargetValidationMetadatas(this.dtoClass, '', true, false);
+    return [...new Set(metas.map((m) => m.propertyName))];
+  }
+
+  /** Binds `value`; violations are appended to `out` with `prefix` before their paths. */
+  bind(value: Record<string, unknown>, prefix: string, out: ParamViolation[]): T {
+    const instance = plainToInstance(this.dtoClass, value);
+    const errors = validateSync(instance, this.validatorOptions);
+    if (errors.length) flattenValidationErrors(errors, prefix, out);
+    return instance;
+  }
+}
+
+export function flattenValidationErrors(errors: ValidationError[], prefix: string, out: ParamViolation[]): void {
+  for (const error of errors) {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    if (error.constraints) {
+      for (const [code, message] of Object.entries(error.constraints)) {
+        out.push(code === WHITELIST_CONSTRAINT ? { path, message: 'Unknown parameter', code: null } : { path, message, code });
+      }
+    }
+    if (error.children?.length) flattenValidationErrors(error.children, path, out);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './param-violation.js';
+export * from './dto-binder.js';
+export * from './param-plan.js';

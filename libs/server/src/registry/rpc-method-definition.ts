@@ -1,0 +1,29 @@
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
+import type { RolesMatch } from '../json-rpc.options.js';
+import type { ParamPlan } from '../params/param-plan.js';
+
+/** Everything known about one RPC method at startup. Frozen; the runtime only reads it. */
+export interface RpcMethodDefinition {
+  readonly name: string;
+  readonly options: Readonly<RpcMethodOptions>;
+  /** The provider or controller that declares it. */
+  readonly wrapper: InstanceWrapper;
+  /** The singleton instance; undefined for request-scoped providers (resolved per request). */
+  readonly instance: object | undefined;
+  /** The class that declares the method. */
+  readonly classRef: object;
+  readonly methodKey: string;
+  /** The method as declared on the class (where its enhancer metadata lives). */
+  readonly handler: (...args: unknown[]) => unknown;
+  readonly paramPlan: ParamPlan;
+  /** Provider (or one of its dependencies) is request- or transient-scoped. */
+  readonly isScoped: boolean;
+  /** Guards, interceptors, pipes or filters apply (method, class or global): run Nest's chain. */
+  readonly hasEnhancers: boolean;
+  readonly hasFilters: boolean;
+  readonly roles: readonly string[];
+  readonly rolesMatch: RolesMatch;
+  /** Value for `X-Rpc-Deprecated`, when deprecated. */
+  readonly deprecation: string | undefined;
+}

@@ -1,0 +1,179 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
+import type { ApplicationConfig } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
+import { RpcContext } from '../dispatch/rpc-context.js';
+import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../json-rpc.options.js';
+import { ParamPlan } from '../params/param-plan.js';
+import { isReservedMethodName } from '../protocol/envelope.js';
+import type { RpcMethodDefinition } from './rpc-method-definition.js';
+import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
+import { RpcMethodRegistry } from './rpc-method-registry.js';
+
+const METHOD_OPTION_KEYS = new Set<string>(['roles', 'rolesMatch', 'allowPositional', 'rejectUnknown', 'deprecated', 'description']);
+
+/** Raised at bootstrap with every configuration problem found, so one restart fixes them all. */
+export class RpcStartupError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`JsonRpcModule cannot start:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'RpcStartupError';
+  }
+}
+
+/**
+ * Finds every `@RpcMethod` on providers and controllers once, at bootstrap, builds its param plan
+ * and enhancer summary, checks the whole set and returns a frozen registry.
+ */
+@Injectable()
+export class RpcMethodExplorer {
+  private readonly logger = new Logger('JsonRpc');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly metadata: RpcMetadataAccessor,
+    private readonly contextCreator: ExternalContextCreator,
+    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+  ) {}
+
+  explore(): RpcMethodRegistry {
+    const problems: string[] = [];
+    const definitions: RpcMethodDefinition[] = [];
+    const owners = new Map<string, string>();
+    const global = this.globalEnhancers();
+    const seen = new Set<unknown>();
+
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+      const prototype = this.prototypeOf(wrapper);
+      if (!prototype || seen.has(prototype)) continue;
+      seen.add(prototype);
+      for (const methodKey of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[methodKey] as (...args: unknown[]) => unknown;
+        const meta = this.metadata.getMethodMetadata(handler);
+        if (!meta) continue;
+        const where = `${prototype.constructor.name}.${methodKey}`;
+        const definition = this.define(wrapper, prototype, methodKey, handler, meta.name, meta.options, where, global, problems);
+        if (!definition) continue;
+        const previous = owners.get(definition.name);
+        if (previous) problems.push(`duplicate method name "${definition.name}" on ${previous} and ${where}`);
+        else owners.set(definition.name, where);
+        definitions.push(definition);
+      }
+    }
+    if (problems.length) throw new RpcStartupError(problems);
+    this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.options.path}`);
+    return new RpcMethodRegistry(definitions);
+  }
+
+  private define(
+    wrapper: InstanceWrapper,
+    prototype: Record<string, unknown>,
+    methodKey: string,
+    handler: (...args: unknown[]) => unknown,
+    name: string,
+    options: RpcMethodOptions,
+    where: string,
+    global: { any: boolean; filters: boolean },
+    problems: string[],
+  ): RpcMethodDefinition | undefined {
+    const before = problems.length;
+    if (typeof name !== 'string' || name.length === 0) problems.push(`${where}: @RpcMethod needs a non-empty name`);
+    else if (isReservedMethodName(name)) problems.push(`${where}: method name "${name}" is reserved (names starting with "rpc." belong to the protocol)`);
+    this.checkMethodOptions(options, `${where} ("${name}")`, problems);
+    if (problems.length > before) return undefined;
+
+    const rejectUnknown = options.rejectUnknown ?? this.options.params.rejectUnknown;
+    const classRef = prototype.constructor as object;
+    const paramPlan = new ParamPlan({
+      method: name,
+      paramTypes: this.metadata.getParamTypes(prototype, methodKey),
+      args: this.metadata.getArgsMetadata(classRef, methodKey),
+      rejectUnknown,
+      allowPositional: options.allowPositional ?? false,
+      contextClass: RpcContext,
+    });
+    this.checkClaimedKeys(paramPlan, `${where} ("${name}")`, problems);
+
+    const local = this.metadata.getLocalEnhancers(classRef, handler);
+    const isScoped = !wrapper.isDependencyTreeStatic();
+    const deprecated = options.deprecated;
+    return {
+      name,
+      options: Object.freeze({ ...options }),
+      wrapper,
+      instance: isScoped ? undefined : (wrapper.instance as object),
+      classRef,
+      methodKey,
+      handler,
+      paramPlan,
+      isScoped,
+      hasEnhancers: local.any || global.any,
+      hasFilters: local.filters || global.filters,
+      roles: Object.freeze([...(options.roles ?? [])]),
+      rolesMatch: options.rolesMatch ?? this.options.security.rolesMatch,
+      deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
+    };
+  }
+
+  private checkMethodOptions(options: RpcMethodOptions, where: string, problems: string[]): void {
+    if (options === null || typeof options !== 'object') {
+      problems.push(`${where}: options must be an object`);
+      return;
+    }
+    for (const key of Object.keys(options)) {
+      if (!METHOD_OPTION_KEYS.has(key)) problems.push(`${where}: unknown option "${key}"`);
+    }
+    const { roles, rolesMatch, allowPositional, rejectUnknown, deprecated, description } = options;
+    if (roles !== undefined && !(Array.isArray(roles) && roles.every((r) => typeof r === 'string' && r.length > 0))) {
+      problems.push(`${where}: option "roles" must be an array of non-empty strings`);
+    }
+    if (rolesMatch !== undefined && rolesMatch !== 'any' && rolesMatch !== 'all') {
+      problems.push(`${where}: option "rolesMatch" must be "any" or "all", got ${JSON.stringify(rolesMatch)}`);
+    }
+    for (const [key, value] of [['allowPositional', allowPositional], ['rejectUnknown', rejectUnknown]] as const) {
+      if (value !== undefined && typeof value !== 'boolean') problems.push(`${where}: option "${key}" must be a boolean`);
+    }
+    if (deprecated !== undefined && typeof deprecated !== 'boolean' && typeof deprecated !== 'string') {
+      problems.push(`${where}: option "deprecated" must be a boolean or a string`);
+    }
+    if (description !== undefined && typeof description !== 'string') problems.push(`${where}: option "description" must be a string`);
+  }
+
+  private checkClaimedKeys(plan: ParamPlan, where: string, problems: string[]): void {
+    const claimedBy = new Map<string, number>();
+    for (const { argIndex, keys } of plan.claimedKeys()) {
+      for (const key of keys) {
+        const other = claimedBy.get(key);
+        if (other !== undefined && other !== argIndex) {
+          problems.push(`${where}: params key "${key}" is claimed by both argument ${other} and argument ${argIndex}`);
+        }
+        claimedBy.set(key, argIndex);
+      }
+    }
+  }
+
+  private prototypeOf(wrapper: InstanceWrapper): Record<string, unknown> | undefined {
+    if (wrapper.isAlias) return undefined;
+    if (!wrapper.isNotMetatype && typeof wrapper.metatype === 'function') return wrapper.metatype.prototype;
+    const instance = wrapper.instance as object | undefined;
+    return instance && typeof instance === 'object' ? Object.getPrototypeOf(instance) : undefined;
+  }
+
+  /** Global enhancers (`app.useGlobal*()` and `APP_*` providers) apply to every call. */
+  private globalEnhancers(): { any: boolean; filters: boolean } {
+    const config = (this.contextCreator as unknown as { container?: { applicationConfig?: ApplicationConfig } }).container
+      ?.applicationConfig;
+    if (!config) return { any: false, filters: false };
+    const filters = config.getGlobalFilters().length + config.getGlobalRequestFilters().length > 0;
+    const others =
+      config.getGlobalGuards().length +
+        config.getGlobalRequestGuards().length +
+        config.getGlobalInterceptors().length +
+        config.getGlobalRequestInterceptors().length +
+        config.getGlobalPipes().length +
+        config.getGlobalRequestPipes().length >
+      0;
+    return { any: filters || others, filters };
+  }
+}

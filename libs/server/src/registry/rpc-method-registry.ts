@@ -1,0 +1,26 @@
+import type { RpcMethodDefinition } from './rpc-method-definition.js';
+
+/** The frozen name -> method table the runtime dispatches on. */
+export class RpcMethodRegistry {
+  private readonly methods: ReadonlyMap<string, RpcMethodDefinition>;
+
+  constructor(definitions: readonly RpcMethodDefinition[]) {
+    this.methods = new Map(definitions.map((d) => [d.name, Object.freeze(d)]));
+  }
+
+  get(name: string): RpcMethodDefinition | undefined {
+    return this.methods.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.methods.has(name);
+  }
+
+  all(): IterableIterator<RpcMethodDefinition> {
+    return this.methods.values();
+  }
+
+  get size(): number {
+    return this.methods.size;
+  }
+}
