@@ -1,2 +1,3 @@
 export * from './rpc-method.decorator.js';
 export * from './rpc-param.decorators.js';
+export * from './rpc-stream.decorator.js';

@@ -1,3 +1,4 @@
 /** Reflect-metadata keys. Internal: read only through the registry's metadata accessor. */
 export const RPC_METHOD_METADATA = 'nest-jsonrpc:method';
 export const RPC_ARGS_METADATA = 'nest-jsonrpc:args';
+export const RPC_STREAM_METADATA = 'nest-jsonrpc:stream';

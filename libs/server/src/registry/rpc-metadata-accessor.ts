@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
-import { RPC_ARGS_METADATA, RPC_METHOD_METADATA } from '../decorators/metadata-keys.js';
+import { RPC_ARGS_METADATA, RPC_METHOD_METADATA, RPC_STREAM_METADATA } from '../decorators/metadata-keys.js';
+import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
 import type { RpcMethodMetadata } from '../decorators/rpc-method.decorator.js';
 import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
 
@@ -9,6 +10,10 @@ import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
 export class RpcMetadataAccessor {
   getMethodMetadata(handler: object): RpcMethodMetadata | undefined {
     return Reflect.getMetadata(RPC_METHOD_METADATA, handler);
+  }
+
+  getStreamMetadata(handler: object): RpcStreamOptions | undefined {
+    return Reflect.getMetadata(RPC_STREAM_METADATA, handler);
   }
 
   getArgsMetadata(classRef: object, methodKey: string): readonly RpcArgMetadata[] {

@@ -1,5 +1,6 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
+import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
 import type { RolesMatch } from '../json-rpc.options.js';
 import type { ParamPlan } from '../params/param-plan.js';
 
@@ -24,6 +25,8 @@ export interface RpcMethodDefinition {
   readonly hasFilters: boolean;
   readonly roles: readonly string[];
   readonly rolesMatch: RolesMatch;
+  /** `@RpcStream` options (format filled in) when the method streams; undefined otherwise. */
+  readonly stream: Readonly<Required<Pick<RpcStreamOptions, 'format'>> & RpcStreamOptions> | undefined;
   /** Value for `X-Rpc-Deprecated`, when deprecated. */
   readonly deprecation: string | undefined;
 }

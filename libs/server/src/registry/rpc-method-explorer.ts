@@ -3,6 +3,7 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nest
 import type { ApplicationConfig } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
+import { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import { RpcContext } from '../dispatch/rpc-context.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../json-rpc.options.js';
 import { ParamPlan } from '../params/param-plan.js';
@@ -98,6 +99,7 @@ export class RpcMethodExplorer {
     const local = this.metadata.getLocalEnhancers(classRef, handler);
     const isScoped = !wrapper.isDependencyTreeStatic();
     const deprecated = options.deprecated;
+    const stream = this.metadata.getStreamMetadata(handler);
     return {
       name,
       options: Object.freeze({ ...options }),
@@ -112,6 +114,7 @@ export class RpcMethodExplorer {
       hasFilters: local.filters || global.filters,
       roles: Object.freeze([...(options.roles ?? [])]),
       rolesMatch: options.rolesMatch ?? this.options.security.rolesMatch,
+      stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
       deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
     };
   }
