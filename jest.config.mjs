@@ -26,4 +26,5 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.mjs'],
 };
