@@ -167,6 +167,29 @@ describe('HTTP (default options)', () => {
     });
   });
 
+  describe('hostile shapes', () => {
+    const deep = (n: number, inner = '') => '['.repeat(n) + inner + ']'.repeat(n);
+
+    it('a batch nested 30 000 deep is one invalid item, not a crash', async () => {
+      const res = await t.rpc(deep(30000));
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null }]);
+    });
+
+    it('params nested 30 000 deep echoed back -> -32603 (the result cannot be serialised), the server lives on', async () => {
+      const res = await t.rpc(`{"jsonrpc":"2.0","method":"echo","params":${deep(30000)},"id":1}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: 1 });
+      expect((await t.rpc(call('echo', [1]))).body).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
+    });
+
+    it('deep nesting with a __proto__ key inside is still safe', async () => {
+      const res = await t.rpc(deep(20000, '{"__proto__":{"polluted":1}}'));
+      expect(res.body).toEqual([{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request' }, id: null }]);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+  });
+
   describe('content types', () => {
     it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/json-rpc', 'application/jsonrequest'])(
       '%s is accepted',
