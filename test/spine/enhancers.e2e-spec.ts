@@ -186,6 +186,11 @@ class LocalEnhancers {
     throw new RpcNotFoundException('Untouched');
   }
 
+  @RpcMethod('method.plain')
+  plain() {
+    return 'no enhancers';
+  }
+
   @RpcMethod('method.async-intercepted')
   @UseInterceptors(WrapInterceptor)
   async asyncIntercepted() {
@@ -500,6 +505,12 @@ class ExplicitlyScopedMethods {
   explicit() {
     return this.instance;
   }
+
+  @RpcMethod('scoped.filtered')
+  @UseFilters(DomainErrorFilter)
+  filtered() {
+    throw new DomainError(`instance ${this.instance}`);
+  }
 }
 
 @Module({ imports: [JsonRpcModule.forRoot()], providers: [PerRequestState, SingletonCounter, ScopedMethods, ExplicitlyScopedMethods] })
@@ -524,6 +535,11 @@ describe('provider scopes', () => {
     expect(b1.result).toEqual({ instance: b1.result.instance, tag: 'two', singletons: 1, same: true });
     const instances = [a1.result.instance, e1.result.wrapped, b1.result.instance, f1.result.wrapped];
     expect(new Set(instances).size).toBe(4);
+  });
+
+  it('filters apply on request-scoped providers too', async () => {
+    const res = await t.rpc(call('scoped.filtered'));
+    expect(res.body).toEqual(err({ code: -32002, message: expect.stringMatching(/^Not found: instance \d+$/), data: { via: 'filter' } }));
   });
 
   it('singletons stay singletons', async () => {
@@ -588,5 +604,9 @@ describe('the chained path builds its Nest context once, at startup', () => {
     await t.rpc(call('method.intercepted', { x: 1 }));
     await t.rpc([call('method.intercepted', { x: 1 }, 1), call('class.intercepted', undefined, 2)]);
     expect(create.mock.calls.length).toBe(atStartup);
+    // Only methods with enhancers were wrapped: method.plain, next to them, stays on the fast path.
+    expect((await t.rpc(call('method.plain'))).body).toEqual(ok('no enhancers'));
+    const wrapped = create.mock.calls.map((args) => args[2]).sort();
+    expect(wrapped).toEqual(['filterPassesOthers', 'filtered', 'filtered', 'guarded', 'guarded', 'intercepted', 'intercepted', 'piped', 'recovered', 'rejectingPipe', 'throwingGuard', 'asyncIntercepted'].sort());
   });
 });

@@ -53,6 +53,22 @@ class HttpMethods {
     this.notified.push(params);
   }
 
+  /** Waits until the client goes away (or 3 s), and records what it saw. */
+  @RpcMethod('wait-for-abort')
+  async waitForAbort(@RpcCtx() ctx: RpcContext) {
+    const aborted = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 3000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    this.abortsSeen.push(aborted);
+    return aborted;
+  }
+
+  readonly abortsSeen: boolean[] = [];
+
   @RpcMethod('fail.not-found') notFound() { throw new RpcNotFoundException(); }
   @RpcMethod('fail.denied') denied() { throw new RpcAccessDeniedException(); }
   @RpcMethod('fail.rate') rate() { throw new RpcRateLimitExceededException(undefined, { data: { retryAfter: 2.2 } }); }
@@ -291,6 +307,47 @@ describe('HTTP (default options)', () => {
       expect((await fetch(`${t.url}/rpc`, { headers })).headers.get('x-request-id')).toBe('rid-1');
       expect((await t.post('x'.repeat(70 * 1024), { headers })).headers.get('x-request-id')).toBe('rid-1');
       expect((await t.post('{}', { headers: { ...headers, 'content-type': 'text/plain' } })).headers.get('x-request-id')).toBe('rid-1');
+    });
+  });
+
+  describe('clients that vanish, and many at once', () => {
+    it('a client that disconnects mid-call aborts ctx.signal; the server logs nothing and serves on', async () => {
+      t.logger.lines.length = 0;
+      const methods = t.app.get(HttpMethods);
+      const controller = new AbortController();
+      const pending = fetch(`${t.url}/rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(call('wait-for-abort')),
+        signal: controller.signal,
+      }).catch((e: Error) => e.name);
+      await new Promise((r) => setTimeout(r, 100));
+      controller.abort();
+      expect(await pending).toBe('AbortError');
+      const deadline = Date.now() + 2000;
+      while (methods.abortsSeen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(methods.abortsSeen).toEqual([true]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(t.logger.text('error')).toBe('');
+      expect((await t.rpc(call('echo', ['still here']))).body).toEqual({ jsonrpc: '2.0', result: ['still here'], id: 1 });
+    });
+
+    it('a call that completes normally does not see an abort', async () => {
+      const methods = t.app.get(HttpMethods);
+      methods.abortsSeen.length = 0;
+      const res = await t.rpc([call('echo', [1], 1)]);
+      expect(res.status).toBe(200);
+      expect(methods.abortsSeen).toEqual([]);
+    });
+
+    it('100 concurrent callers each get their own answer and request id', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => t.rpc(call('request-id', undefined, i), { headers: { 'x-request-id': `caller-${i}` } })),
+      );
+      answers.forEach((res, i) => {
+        expect(res.body).toEqual({ jsonrpc: '2.0', result: `caller-${i}`, id: i });
+        expect(res.headers.get('x-request-id')).toBe(`caller-${i}`);
+      });
     });
   });
 
