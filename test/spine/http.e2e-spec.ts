@@ -4,6 +4,7 @@
  * httpStatus mapping, X-Request-Id, deprecation headers.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { Injectable, Module } from '@nestjs/common';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import {
@@ -229,6 +230,15 @@ describe('HTTP (default options)', () => {
         });
       },
     );
+
+    it('Content-Encoding is not interpreted: a gzipped body is not JSON -> -32700', async () => {
+      const res = await raw(t.url, {
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(JSON.stringify(call('echo', [1]))),
+      });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text)).toEqual(PARSE_ERROR);
+    });
 
     it('a body without any Content-Type -> 415 with a JSON-RPC error envelope', async () => {
       const res = await raw(t.url, { headers: { 'content-length': 40 }, body: JSON.stringify(call('echo', [1])).padEnd(40) });
