@@ -43,7 +43,10 @@ export class RpcMethodInvoker {
     const definition = this.definition;
     if (definition.isScoped) return this.invokeScoped(ctx);
     if (this.chained) {
-      return this.chained(ctx.exchange.request, ctx.exchange.reply, ctx);
+      const result = this.chained(ctx.exchange.request, ctx.exchange.reply, ctx);
+      // An exception filter's answer is returned as is, and may be an Observable (the microservice
+      // style `throwError(() => ...)`); Nest settles only the handler's and interceptors' values.
+      return definition.hasFilters ? settleAsync(result) : result;
     }
     const result = definition.handler.apply(definition.instance, ctx.resolveArgs());
     if (result !== null && typeof result === 'object') {
@@ -61,7 +64,8 @@ export class RpcMethodInvoker {
     }
     const instance = await this.moduleRef.resolve(this.definition.wrapper.token as never, exchange.contextId, { strict: false });
     const chained = this.createChained(instance as object, exchange.contextId);
-    return chained(exchange.request, exchange.reply, ctx);
+    const result = chained(exchange.request, exchange.reply, ctx);
+    return this.definition.hasFilters ? settleAsync(result) : result;
   }
 
   private createChained(instance: object, contextId: Parameters<ExternalContextCreator['create']>[5]): ChainedHandler {

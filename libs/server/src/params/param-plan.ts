@@ -132,8 +132,9 @@ export class ParamPlan {
           if (value === undefined) {
             if (source.optional) out[i] = source.defaultValue;
             else {
-              headline ??= `Missing required parameter "${source.name}"`;
-              (violations ??= []).push({ path: source.name, message: headline, code: 'isDefined' });
+              const message = `Missing required parameter "${source.name}"`;
+              headline ??= message;
+              (violations ??= []).push({ path: source.name, message, code: 'isDefined' });
             }
           } else {
             const found = (violations ??= []).length;

@@ -1,0 +1,612 @@
+/**
+ * Issue 2 item 7 — every call goes through Nest's own enhancer chain: guards, interceptors,
+ * pipes and filters on the method, its class, or global (app.useGlobal* and APP_* providers);
+ * a batch item is a call; the Fastify request is what switchToHttp() returns; getRpcContext()
+ * exposes the call; request-scoped providers get one instance per HTTP request; the fast path
+ * (no enhancers) bypasses the chain.
+ */
+import {
+  ArgumentMetadata,
+  Catch,
+  Controller,
+  ExceptionFilter,
+  ArgumentsHost,
+  ExecutionContext,
+  ForbiddenException,
+  Get,
+  Inject,
+  Injectable,
+  Module,
+  NestInterceptor,
+  CallHandler,
+  PipeTransform,
+  Scope,
+  UnauthorizedException,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+  ValidationPipe,
+  BadRequestException,
+  type CanActivate,
+} from '@nestjs/common';
+import { jest } from '@jest/globals';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ExternalContextCreator, REQUEST } from '@nestjs/core';
+import { IsInt } from 'class-validator';
+import { map, of, throwError, type Observable } from 'rxjs';
+import {
+  getRpcContext,
+  JsonRpcModule,
+  RpcContext,
+  RpcCtx,
+  RpcMethod,
+  RpcNotFoundException,
+  RpcParam,
+  RpcParams,
+} from '@nest-jsonrpc/server';
+import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+
+/** What enhancers saw, in order. Shared by every test app of this file (reset per test). */
+const seen: Array<Record<string, unknown>> = [];
+
+class DomainError extends Error {}
+
+@Injectable()
+class ApiKeyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest();
+    const call = getRpcContext(context);
+    seen.push({
+      by: 'ApiKeyGuard',
+      type: context.getType(),
+      // The Fastify request, not the raw Node one.
+      isFastifyRequest: typeof request.raw === 'object' && typeof request.routeOptions === 'object',
+      reply: typeof context.switchToHttp().getResponse().code === 'function',
+      handler: context.getHandler().name,
+      class: context.getClass().name,
+      call: call && { method: call.method, id: call.id, params: call.params, isNotification: call.isNotification },
+    });
+    return request.headers['x-api-key'] === 'let-me-in';
+  }
+}
+
+@Injectable()
+class ThrowingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const mode = context.switchToHttp().getRequest().headers['x-guard-mode'];
+    if (mode === 'unauthorized') throw new UnauthorizedException();
+    if (mode === 'forbidden-with-reason') throw new ForbiddenException('Admins only');
+    return true;
+  }
+}
+
+@Injectable()
+class WrapInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const call = getRpcContext(context);
+    if (!call) return next.handle();
+    seen.push({ by: 'WrapInterceptor', method: call.method });
+    return next.handle().pipe(map((result) => ({ wrapped: result, by: call.method })));
+  }
+}
+
+@Injectable()
+class UpperCasePipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata) {
+    if (metadata.type !== 'custom') return value;
+    seen.push({ by: 'UpperCasePipe', metatype: (metadata.metatype as { name?: string } | undefined)?.name, type: metadata.type });
+    return typeof value === 'string' ? value.toUpperCase() : value;
+  }
+}
+
+@Injectable()
+class RejectNegativePipe implements PipeTransform {
+  transform(value: unknown) {
+    if (typeof value === 'number' && value < 0) throw new BadRequestException('value must not be negative');
+    return value;
+  }
+}
+
+@Catch(DomainError)
+class DomainErrorFilter implements ExceptionFilter {
+  catch(exception: DomainError, host: ArgumentsHost) {
+    const call = getRpcContext(host as ExecutionContext);
+    seen.push({ by: 'DomainErrorFilter', method: call?.method });
+    // The microservice style: answer with an error Observable.
+    return throwError(() => new RpcNotFoundException(`Not found: ${exception.message}`, { data: { via: 'filter' } }));
+  }
+}
+
+@Catch(DomainError)
+class RecoveringFilter implements ExceptionFilter {
+  catch(exception: DomainError) {
+    return of({ recovered: exception.message });
+  }
+}
+
+@UseGuards(ApiKeyGuard)
+@Injectable()
+class GuardedByClass {
+  @RpcMethod('class.guarded')
+  guarded(@RpcParam('x') x: number) {
+    return x * 2;
+  }
+}
+
+@Injectable()
+class LocalEnhancers {
+  calls = 0;
+
+  @RpcMethod('method.guarded')
+  @UseGuards(ApiKeyGuard)
+  guarded(@RpcParam('x') x: number) {
+    this.calls++;
+    return x + 1;
+  }
+
+  @RpcMethod('method.throwing-guard')
+  @UseGuards(ThrowingGuard)
+  throwingGuard() {
+    return 'passed';
+  }
+
+  @RpcMethod('method.intercepted')
+  @UseInterceptors(WrapInterceptor)
+  intercepted(@RpcParam('x') x: number) {
+    return x;
+  }
+
+  @RpcMethod('method.piped')
+  @UsePipes(UpperCasePipe)
+  piped(@RpcParam('word') word: string, @RpcCtx() ctx: RpcContext) {
+    return { word, ctxSurvives: ctx instanceof RpcContext };
+  }
+
+  @RpcMethod('method.rejecting-pipe')
+  @UsePipes(RejectNegativePipe)
+  rejectingPipe(@RpcParam('n') n: number) {
+    return n;
+  }
+
+  @RpcMethod('method.filtered')
+  @UseFilters(DomainErrorFilter)
+  filtered(@RpcParam('what') what: string) {
+    throw new DomainError(what);
+  }
+
+  @RpcMethod('method.recovered')
+  @UseFilters(RecoveringFilter)
+  recovered() {
+    throw new DomainError('oops');
+  }
+
+  @RpcMethod('method.filter-passes-others')
+  @UseFilters(DomainErrorFilter)
+  filterPassesOthers() {
+    throw new RpcNotFoundException('Untouched');
+  }
+
+  @RpcMethod('method.plain')
+  plain() {
+    return 'no enhancers';
+  }
+
+  @RpcMethod('method.async-intercepted')
+  @UseInterceptors(WrapInterceptor)
+  async asyncIntercepted() {
+    await new Promise((r) => setTimeout(r, 2));
+    return of('observable-last');
+  }
+}
+
+@UseInterceptors(WrapInterceptor)
+@UseFilters(DomainErrorFilter)
+@Injectable()
+class ClassLevelEnhancers {
+  @RpcMethod('class.intercepted')
+  intercepted() {
+    return 'inner';
+  }
+
+  @RpcMethod('class.filtered')
+  filtered() {
+    throw new DomainError('from class');
+  }
+}
+
+@Module({
+  imports: [JsonRpcModule.forRoot()],
+  providers: [GuardedByClass, LocalEnhancers, ClassLevelEnhancers],
+})
+class LocalModule {}
+
+const call = (method: string, params?: unknown, id: unknown = 1) =>
+  params === undefined ? { jsonrpc: '2.0', method, id } : { jsonrpc: '2.0', method, params, id };
+const ok = (result: unknown, id: unknown = 1) => ({ jsonrpc: '2.0', result, id });
+const err = (error: unknown, id: unknown = 1) => ({ jsonrpc: '2.0', error, id });
+const DENIED = { code: -32001, message: 'Access denied' };
+const KEY = { headers: { 'x-api-key': 'let-me-in' } };
+
+describe('enhancers on methods and classes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(LocalModule);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  it('a method guard sees the Fastify request (headers) and the call through getRpcContext()', async () => {
+    expect((await t.rpc(call('method.guarded', { x: 1 }, 'g1'), KEY)).body).toEqual(ok(2, 'g1'));
+    expect(seen).toEqual([
+      {
+        by: 'ApiKeyGuard',
+        type: 'http',
+        isFastifyRequest: true,
+        reply: true,
+        handler: 'guarded',
+        class: 'LocalEnhancers',
+        call: { method: 'method.guarded', id: 'g1', params: { x: 1 }, isNotification: false },
+      },
+    ]);
+  });
+
+  it('a guard returning false -> -32001 "Access denied", and the handler does not run', async () => {
+    const methods = t.app.get(LocalEnhancers);
+    const before = methods.calls;
+    const res = await t.rpc(call('method.guarded', { x: 1 }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(err(DENIED));
+    expect(methods.calls).toBe(before);
+  });
+
+  it('a guard on the class applies to its methods', async () => {
+    expect((await t.rpc(call('class.guarded', { x: 21 }))).body).toEqual(err(DENIED));
+    expect((await t.rpc(call('class.guarded', { x: 21 }), KEY)).body).toEqual(ok(42));
+  });
+
+  it('guards throwing Unauthorized/Forbidden -> -32001, with the exception\'s own message when it has one', async () => {
+    expect((await t.rpc(call('method.throwing-guard'), { headers: { 'x-guard-mode': 'unauthorized' } })).body).toEqual(err(DENIED));
+    expect((await t.rpc(call('method.throwing-guard'), { headers: { 'x-guard-mode': 'forbidden-with-reason' } })).body).toEqual(
+      err({ code: -32001, message: 'Admins only' }),
+    );
+    expect((await t.rpc(call('method.throwing-guard'))).body).toEqual(ok('passed'));
+  });
+
+  it('each batch item is its own call: the guard runs per item and denies only where it should', async () => {
+    const res = await t.rpc(
+      [call('method.guarded', { x: 1 }, 1), call('method.intercepted', { x: 5 }, 2), call('class.guarded', { x: 2 }, 3)],
+      { headers: { 'x-api-key': 'wrong' } },
+    );
+    expect(res.body).toEqual([err(DENIED, 1), ok({ wrapped: 5, by: 'method.intercepted' }, 2), err(DENIED, 3)]);
+    expect(seen.filter((s) => s.by === 'ApiKeyGuard').map((s) => (s.call as { id: unknown }).id)).toEqual([1, 3]);
+  });
+
+  it('a notification denied by a guard gets no answer; getRpcContext says isNotification', async () => {
+    const res = await t.post({ jsonrpc: '2.0', method: 'method.guarded', params: { x: 1 } });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    expect((seen[0].call as { isNotification: boolean; id: unknown }).isNotification).toBe(true);
+    expect((seen[0].call as { id: unknown }).id).toBeUndefined();
+  });
+
+  it('a method interceptor wraps the result; a class interceptor too', async () => {
+    expect((await t.rpc(call('method.intercepted', { x: 3 }))).body).toEqual(ok({ wrapped: 3, by: 'method.intercepted' }));
+    expect((await t.rpc(call('class.intercepted'))).body).toEqual(ok({ wrapped: 'inner', by: 'class.intercepted' }));
+  });
+
+  it('an interceptor sees the settled value of an async handler returning an Observable', async () => {
+    expect((await t.rpc(call('method.async-intercepted'))).body).toEqual(ok({ wrapped: 'observable-last', by: 'method.async-intercepted' }));
+  });
+
+  it('a method pipe transforms each argument (with its metatype; "custom" type); @RpcCtx survives', async () => {
+    expect((await t.rpc(call('method.piped', { word: 'quiet' }))).body).toEqual(ok({ word: 'QUIET', ctxSurvives: true }));
+    expect(seen).toEqual([
+      { by: 'UpperCasePipe', metatype: 'String', type: 'custom' },
+      { by: 'UpperCasePipe', metatype: 'RpcContext', type: 'custom' },
+    ]);
+  });
+
+  it('a pipe throwing BadRequestException -> -32602 with its message as data', async () => {
+    expect((await t.rpc(call('method.rejecting-pipe', { n: -1 }))).body).toEqual(
+      err({ code: -32602, message: 'Invalid params', data: [{ path: null, message: 'value must not be negative', code: null }] }),
+    );
+    expect((await t.rpc(call('method.rejecting-pipe', [4]))).body).toEqual(ok(4));
+  });
+
+  it('params are validated before pipes run: invalid params never reach the pipe', async () => {
+    expect((await t.rpc(call('method.piped', { word: 5 }))).body).toEqual(
+      err({ code: -32602, message: 'Parameter "word" must be a string', data: [{ path: 'word', message: 'Parameter "word" must be a string', code: 'isString' }] }),
+    );
+  });
+
+  it('a method filter catches its exception and answers with the RpcException it returns', async () => {
+    expect((await t.rpc(call('method.filtered', { what: 'invoice 7' }))).body).toEqual(
+      err({ code: -32002, message: 'Not found: invoice 7', data: { via: 'filter' } }),
+    );
+    expect(seen).toEqual([{ by: 'DomainErrorFilter', method: 'method.filtered' }]);
+  });
+
+  it('a filter may recover with a value; a filter does not catch what it does not @Catch', async () => {
+    expect((await t.rpc(call('method.recovered'))).body).toEqual(ok({ recovered: 'oops' }));
+    expect((await t.rpc(call('method.filter-passes-others'))).body).toEqual(err({ code: -32002, message: 'Untouched' }));
+  });
+
+  it('a class filter applies to its methods', async () => {
+    expect((await t.rpc(call('class.filtered'))).body).toEqual(err({ code: -32002, message: 'Not found: from class', data: { via: 'filter' } }));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+class CountDto {
+  @IsInt() count!: number;
+}
+
+@Injectable()
+class GlobalMethods {
+  @RpcMethod('global.echo')
+  echo(@RpcParam('word') word: string) {
+    return word;
+  }
+
+  @RpcMethod('global.domain-error')
+  domainError() {
+    throw new DomainError('global');
+  }
+
+  @RpcMethod('global.ctx')
+  ctx(@RpcCtx() ctx: RpcContext, @RpcParams() dto: CountDto) {
+    return { method: ctx.method, count: dto.count };
+  }
+}
+
+@Controller('plain')
+class PlainController {
+  @Get()
+  get() {
+    return { plain: true };
+  }
+}
+
+@Injectable()
+class RecordingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const rpc = getRpcContext(context);
+    seen.push({ by: 'RecordingGuard', rpc: rpc ? rpc.method : 'not an rpc call' });
+    return context.switchToHttp().getRequest().headers['x-deny'] === undefined;
+  }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot()], providers: [GlobalMethods], controllers: [PlainController] })
+class GlobalUseModule {}
+
+describe('global enhancers registered with app.useGlobal*()', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(GlobalUseModule, (app) => {
+      app.useGlobalGuards(new RecordingGuard());
+      app.useGlobalInterceptors(new WrapInterceptor());
+      app.useGlobalPipes(new UpperCasePipe(), new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true }));
+      app.useGlobalFilters(new DomainErrorFilter());
+    });
+  });
+  afterAll(() => t.close());
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  it('apply to every call, in Nest order: guard, interceptor, pipe', async () => {
+    expect((await t.rpc(call('global.echo', { word: 'hi' }))).body).toEqual(ok({ wrapped: 'HI', by: 'global.echo' }));
+    expect(seen).toEqual([
+      { by: 'RecordingGuard', rpc: 'global.echo' },
+      { by: 'WrapInterceptor', method: 'global.echo' },
+      { by: 'UpperCasePipe', metatype: 'String', type: 'custom' },
+    ]);
+  });
+
+  it('a global guard denies, a global filter maps', async () => {
+    expect((await t.rpc(call('global.echo', { word: 'hi' }), { headers: { 'x-deny': '1' } })).body).toEqual(err(DENIED));
+    // An answer, not a fault: nothing is logged as an error.
+    expect(t.logger.text('error')).toBe('');
+    expect((await t.rpc(call('global.domain-error'))).body).toEqual(err({ code: -32002, message: 'Not found: global', data: { via: 'filter' } }));
+  });
+
+  it('a global ValidationPipe leaves RPC arguments alone (they are validated already)', async () => {
+    expect((await t.rpc(call('global.ctx', { count: 3 }))).body).toEqual(ok({ wrapped: { method: 'global.ctx', count: 3 }, by: 'global.ctx' }));
+  });
+
+  it('each batch item passes the global guard on its own', async () => {
+    await t.rpc([call('global.echo', { word: 'a' }, 1), call('global.echo', { word: 'b' }, 2)]);
+    expect(seen.filter((s) => s.by === 'RecordingGuard')).toEqual([
+      { by: 'RecordingGuard', rpc: 'global.echo' },
+      { by: 'RecordingGuard', rpc: 'global.echo' },
+    ]);
+  });
+
+  it('ordinary controllers keep working; getRpcContext() is undefined there', async () => {
+    const res = await fetch(`${t.url}/plain`);
+    expect(res.status).toBe(200);
+    expect(seen[0]).toEqual({ by: 'RecordingGuard', rpc: 'not an rpc call' });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+@Module({
+  imports: [JsonRpcModule.forRoot()],
+  providers: [
+    GlobalMethods,
+    { provide: APP_GUARD, useClass: RecordingGuard },
+    { provide: APP_INTERCEPTOR, useClass: WrapInterceptor },
+    { provide: APP_PIPE, useClass: UpperCasePipe },
+    { provide: APP_FILTER, useClass: DomainErrorFilter },
+  ],
+})
+class AppProvidersModule {}
+
+describe('global enhancers provided as APP_GUARD / APP_INTERCEPTOR / APP_PIPE / APP_FILTER', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(AppProvidersModule);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  it('apply to every call', async () => {
+    expect((await t.rpc(call('global.echo', { word: 'hey' }))).body).toEqual(ok({ wrapped: 'HEY', by: 'global.echo' }));
+    expect(seen.map((s) => s.by)).toEqual(['RecordingGuard', 'WrapInterceptor', 'UpperCasePipe']);
+    expect((await t.rpc(call('global.echo', { word: 'x' }), { headers: { 'x-deny': '1' } })).body).toEqual(err(DENIED));
+    expect((await t.rpc(call('global.domain-error'))).body).toEqual(err({ code: -32002, message: 'Not found: global', data: { via: 'filter' } }));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+let nextInstance = 0;
+
+@Injectable({ scope: Scope.REQUEST })
+class PerRequestState {
+  readonly instance = ++nextInstance;
+  constructor(@Inject(REQUEST) readonly request: { headers: Record<string, string | undefined> }) {}
+}
+
+@Injectable()
+class SingletonCounter {
+  static created = 0;
+  constructor() {
+    SingletonCounter.created++;
+  }
+}
+
+/** Request-scoped implicitly, because it depends on a request-scoped provider. */
+@Injectable()
+class ScopedMethods {
+  constructor(
+    private readonly state: PerRequestState,
+    private readonly singleton: SingletonCounter,
+  ) {}
+
+  @RpcMethod('scoped.whoami')
+  whoami() {
+    return { instance: this.state.instance, tag: this.state.request.headers['x-tag'] ?? null, singletons: SingletonCounter.created, same: this.singleton instanceof SingletonCounter };
+  }
+}
+
+@Injectable({ scope: Scope.REQUEST })
+class ExplicitlyScopedMethods {
+  readonly instance = ++nextInstance;
+
+  @RpcMethod('scoped.explicit')
+  @UseInterceptors(WrapInterceptor)
+  explicit() {
+    return this.instance;
+  }
+
+  @RpcMethod('scoped.filtered')
+  @UseFilters(DomainErrorFilter)
+  filtered() {
+    throw new DomainError(`instance ${this.instance}`);
+  }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot()], providers: [PerRequestState, SingletonCounter, ScopedMethods, ExplicitlyScopedMethods] })
+class ScopeModule {}
+
+describe('provider scopes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    SingletonCounter.created = 0;
+    t = await startTestApp(ScopeModule);
+  });
+  afterAll(() => t.close());
+
+  it('a request-scoped provider is created once per HTTP request and shared by the items of a batch', async () => {
+    const first = await t.rpc([call('scoped.whoami', undefined, 1), call('scoped.whoami', undefined, 2), call('scoped.explicit', undefined, 3), call('scoped.explicit', undefined, 4)], { headers: { 'x-tag': 'one' } });
+    const second = await t.rpc([call('scoped.whoami', undefined, 1), call('scoped.explicit', undefined, 2)], { headers: { 'x-tag': 'two' } });
+    const [a1, a2, e1, e2] = first.body;
+    expect(a1.result).toEqual({ instance: a1.result.instance, tag: 'one', singletons: 1, same: true });
+    expect(a2.result).toEqual(a1.result);
+    expect(e1.result.wrapped).toBe(e2.result.wrapped);
+    const [b1, f1] = second.body;
+    expect(b1.result).toEqual({ instance: b1.result.instance, tag: 'two', singletons: 1, same: true });
+    const instances = [a1.result.instance, e1.result.wrapped, b1.result.instance, f1.result.wrapped];
+    expect(new Set(instances).size).toBe(4);
+  });
+
+  it('filters apply on request-scoped providers too', async () => {
+    const res = await t.rpc(call('scoped.filtered'));
+    expect(res.body).toEqual(err({ code: -32002, message: expect.stringMatching(/^Not found: instance \d+$/), data: { via: 'filter' } }));
+  });
+
+  it('singletons stay singletons', async () => {
+    await t.rpc(call('scoped.whoami'));
+    await t.rpc(call('scoped.whoami'));
+    expect(SingletonCounter.created).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+@Injectable()
+class PlainMethods {
+  @RpcMethod('plain.add')
+  add(@RpcParam('a') a: number, @RpcParam('b') b: number) {
+    return a + b;
+  }
+
+  @RpcMethod('plain.async')
+  async later(params: { v: number }) {
+    return params.v;
+  }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot()], providers: [PlainMethods] })
+class FastPathModule {}
+
+describe('the fast path (no enhancers anywhere)', () => {
+  let t: TestApp;
+  let create: jest.SpiedFunction<ExternalContextCreator['create']>;
+  beforeAll(async () => {
+    create = jest.spyOn(ExternalContextCreator.prototype, 'create');
+    t = await startTestApp(FastPathModule);
+  });
+  afterAll(async () => {
+    create.mockRestore();
+    await t.close();
+  });
+
+  it('serves calls and batches without building a Nest context for them', async () => {
+    expect((await t.rpc(call('plain.add', [2, 3]))).body).toEqual(ok(5));
+    expect((await t.rpc([call('plain.add', { a: 1, b: 1 }, 1), call('plain.async', { v: 9 }, 2)])).body).toEqual([ok(2, 1), ok(9, 2)]);
+    expect(create).not.toHaveBeenCalled();
+  });
+});
+
+describe('the chained path builds its Nest context once, at startup', () => {
+  let t: TestApp;
+  let create: jest.SpiedFunction<ExternalContextCreator['create']>;
+  beforeAll(async () => {
+    create = jest.spyOn(ExternalContextCreator.prototype, 'create');
+    t = await startTestApp(LocalModule);
+  });
+  afterAll(async () => {
+    create.mockRestore();
+    await t.close();
+  });
+
+  it('calls do not create contexts per request for singleton providers', async () => {
+    const atStartup = create.mock.calls.length;
+    expect(atStartup).toBeGreaterThan(0);
+    await t.rpc(call('method.intercepted', { x: 1 }));
+    await t.rpc([call('method.intercepted', { x: 1 }, 1), call('class.intercepted', undefined, 2)]);
+    expect(create.mock.calls.length).toBe(atStartup);
+    // Only methods with enhancers were wrapped: method.plain, next to them, stays on the fast path.
+    expect((await t.rpc(call('method.plain'))).body).toEqual(ok('no enhancers'));
+    const wrapped = create.mock.calls.map((args) => args[2]).sort();
+    expect(wrapped).toEqual(['filterPassesOthers', 'filtered', 'filtered', 'guarded', 'guarded', 'intercepted', 'intercepted', 'piped', 'recovered', 'rejectingPipe', 'throwingGuard', 'asyncIntercepted'].sort());
+  });
+});
