@@ -111,7 +111,7 @@ class ProducersModule {}
 /** Counts writes a response receives after its socket was destroyed. */
 function watchLateWrites(t: TestApp): { late: number } {
   const counter = { late: 0 };
-  const fastify = t.app.getHttpAdapter().getInstance<FastifyInstance>();
+  const fastify = t.app.getHttpAdapter().getInstance() as FastifyInstance;
   fastify.addHook('onRequest', (_request, reply, done) => {
     const res = reply.raw;
     const write = res.write;

@@ -115,6 +115,8 @@ defineStreamMethods(Failing, 'rpc-error-after-rows', async function* () {
   yield { n: 2 };
   throw new RpcException('Quota exceeded', { code: -32010, data: { left: 0 } });
 });
+// A generator that fails on its first pull (no yield on purpose): the error comes after the headers.
+// eslint-disable-next-line require-yield
 defineStreamMethods(Failing, 'rpc-error-first', async function* () {
   throw new RpcException('Upstream unavailable', { code: -32011 });
 });
@@ -122,6 +124,7 @@ defineStreamMethods(Failing, 'plain-error-after-rows', async function* () {
   yield 'a';
   throw new Error('disk on fire');
 });
+// eslint-disable-next-line require-yield
 defineStreamMethods(Failing, 'plain-error-first', async function* () {
   throw new TypeError('cannot read properties of undefined');
 });
