@@ -9,6 +9,7 @@ import { setTimeout as sleepWithSignal } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { JsonRpcModule, RpcMethod, RpcStream, StreamFormat, type RpcContext } from '@nest-jsonrpc/server';
+import { finalize, interval, map, tap } from 'rxjs';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { call, eventually, openStream, sleep } from './stream-client.js';
 
@@ -95,6 +96,18 @@ class Producers {
     })();
   }
 
+  /** An endless Observable: leaving must unsubscribe it. */
+  @RpcMethod('observable.endless')
+  @RpcStream({ format: StreamFormat.JsonArray })
+  observableEndless(p: { key: string }) {
+    const run = runOf(p.key);
+    return interval(5).pipe(
+      tap(() => run.produced++),
+      map((i) => ({ i })),
+      finalize(() => (run.finallyAt = performance.now())),
+    );
+  }
+
   @RpcMethod('sse.slow')
   @RpcStream({ format: StreamFormat.Sse })
   async *sseSlow(p: { pauseMs: number; rows: number }) {
@@ -174,6 +187,20 @@ describe('cancellation, backpressure and shutdown', () => {
     await eventually(() => run.finallyAt !== undefined, 1000, 'finally');
     expect(run.finallyAt! - leftAt).toBeLessThan(100);
     expect(run.produced).toBe(1);
+  });
+
+  it('a client leaving an Observable stream unsubscribes it within 100 ms', async () => {
+    const s = await openStream(t.url, { body: call('observable.endless', { key: 'observable' }) });
+    await s.waitFor((text) => text.includes('{"i":2}'));
+    expect(s.text().startsWith('[{"i":0},{"i":1},{"i":2}')).toBe(true);
+    const leftAt = performance.now();
+    s.destroy();
+    const run = runOf('observable');
+    await eventually(() => run.finallyAt !== undefined, 1000, 'unsubscribe');
+    expect(run.finallyAt! - leftAt).toBeLessThan(100);
+    const producedAtStop = run.produced;
+    await sleep(50);
+    expect(run.produced).toBe(producedAtStop);
   });
 
   it('a client leaving before the handler returned its iterable: the generator never runs, nothing is written', async () => {

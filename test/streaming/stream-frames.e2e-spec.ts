@@ -199,3 +199,31 @@ describe('POST /rpc/stream frames', () => {
     });
   });
 });
+
+describe('configurable stream headers', () => {
+  @Module({
+    imports: [
+      JsonRpcModule.forRoot({
+        stream: { enabled: true, path: '/api/live', headers: { 'Cache-Control': 'no-store', 'x-accel-buffering': null, 'x-stream-by': 'nest-jsonrpc' } },
+      }),
+    ],
+    providers: [Streams],
+  })
+  class CustomHeadersModule {}
+
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(CustomHeadersModule);
+  });
+  afterAll(() => t.close());
+
+  it('merges stream.headers over the defaults, null removing one; stream.path moves the route', async () => {
+    const s = await openStream(t.url, { path: '/api/live', body: call('sync.rows', { n: 2 }) });
+    expect(await s.ended).toBe('{"i":0}\n{"i":1}\n');
+    expect(s.headers['cache-control']).toBe('no-store');
+    expect(s.headers['x-accel-buffering']).toBeUndefined();
+    expect(s.headers['x-stream-by']).toBe('nest-jsonrpc');
+    expect(s.headers['x-content-type-options']).toBe('nosniff');
+    expect((await t.post(call('sync.rows', { n: 1 }), { path: '/rpc/stream' })).status).toBe(404);
+  });
+});
