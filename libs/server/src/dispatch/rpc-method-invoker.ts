@@ -25,6 +25,7 @@ const pipelineParamsFactory = {
  * - chained: through `ExternalContextCreator` so guards, interceptors, pipes and filters apply;
  * - scoped: like chained, on an instance resolved for the HTTP request's context id.
  * Returns the handler's value (a Promise or Observable is settled to its value) or throws.
+ * A stream method's value comes back boxed (`StreamSourceBox`), its Observable unsettled.
  */
 export class RpcMethodInvoker {
   private readonly chained: ChainedHandler | undefined;

@@ -44,6 +44,10 @@ export interface RpcStreamRoutesDeps {
   logger: Logger;
 }
 
+function invalid(reason: string): RpcErrorObject {
+  return { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` };
+}
+
 function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T>).then === 'function';
 }
@@ -127,7 +131,6 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
   const handleGet = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
     const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), rolesResolver);
     const query = request.query as Record<string, unknown>;
-    const invalid = (reason: string) => ({ code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` });
     const { method, params, id } = query;
     if (id !== undefined && typeof id !== 'string') return void sendError(reply, exchange, null, invalid('"id" must appear once'));
     const rpcId: RpcId | undefined = id === undefined ? undefined : INTEGER_ID.test(id) ? Number(id) : id;
