@@ -3,10 +3,11 @@ import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { BillingRpc } from './billing/billing.rpc.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
 import { MathRpc } from './math/math.rpc.js';
+import { StreamingDemoModule } from './streaming/streaming-demo.module.js';
 import { UsersRpc } from './users/users.rpc.js';
 
 @Module({
-  imports: [JsonRpcModule.forRoot()],
+  imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule],
   providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc],
 })
 export class AppModule {}

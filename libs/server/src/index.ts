@@ -6,6 +6,7 @@ export {
   type JsonRpcModuleAsyncOptions,
   type JsonRpcSecurityOptions,
   type JsonRpcStreamOptions,
+  DEFAULT_STREAM_HEADERS,
   type ResolvedJsonRpcOptions,
   type RolesMatch,
 } from './json-rpc.options.js';
@@ -18,3 +19,25 @@ export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
 export type { ParamViolation } from './params/param-violation.js';
 export { RpcErrorCode, RpcErrorMessage } from './protocol/error-codes.js';
 export type { RpcId, RpcErrorObject, RpcParamsValue } from './protocol/envelope.js';
+export {
+  resultChunks,
+  DEFAULT_RESULT_CHUNK_SIZE,
+  type ResultChunkRow,
+  type ResultChunksOptions,
+  type ResultChunkEncoding,
+  type ResultChunkSource,
+  type ResultChunkPiece,
+} from './streaming/result-chunks.js';
+export {
+  encodeSseEvent,
+  encodeErrorRow,
+  frameEncoderFor,
+  ndjsonEncoder,
+  sseEncoder,
+  jsonArrayEncoder,
+  SSE_KEEP_ALIVE,
+  SSE_END_FRAME,
+  type SseEventFields,
+  type StreamFrameEncoder,
+} from './streaming/frame-encoders.js';
+export { serializeStreamRow } from './streaming/row-serializer.js';

@@ -12,7 +12,21 @@ export interface JsonRpcSecurityOptions {
 export interface JsonRpcStreamOptions {
   enabled?: boolean;
   path?: string;
+  /** Milliseconds of silence after which an SSE stream sends a `:` comment; 0 = never. Default 15000. */
+  keepAliveMs?: number;
+  /**
+   * Headers of every stream response, merged over the defaults (`Cache-Control: no-cache`,
+   * `X-Accel-Buffering: no`, `X-Content-Type-Options: nosniff`); `null` removes a default.
+   */
+  headers?: Record<string, string | null>;
 }
+
+/** Headers every stream carries unless `stream.headers` says otherwise. */
+export const DEFAULT_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+  'x-content-type-options': 'nosniff',
+});
 
 export interface JsonRpcModuleOptions {
   /** Route of the JSON-RPC endpoint. Default `/rpc`. */
@@ -41,7 +55,13 @@ export interface JsonRpcModuleAsyncOptions {
 /** Options with every default filled in; frozen at startup. */
 export interface ResolvedJsonRpcOptions {
   readonly path: string;
-  readonly stream: { readonly enabled: boolean; readonly path: string };
+  readonly stream: {
+    readonly enabled: boolean;
+    readonly path: string;
+    readonly keepAliveMs: number;
+    /** Final header set (lower-case names), defaults merged. */
+    readonly headers: Readonly<Record<string, string>>;
+  };
   readonly httpStatus: { readonly enabled: boolean };
   readonly maxRequestSize: number;
   readonly maxBatchSize: number;
@@ -57,7 +77,7 @@ export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
   '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security'],
-  stream: ['enabled', 'path'],
+  stream: ['enabled', 'path', 'keepAliveMs', 'headers'],
   httpStatus: ['enabled'],
   params: ['rejectUnknown'],
   security: ['rolesMatch', 'rolesResolver'],
@@ -107,12 +127,16 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   ] as const) {
     if (value !== undefined && typeof value !== 'boolean') problems.push(`"${name}" must be a boolean`);
   }
+  const keepAliveMs = options.stream?.keepAliveMs ?? 15_000;
+  integer('stream.keepAliveMs', keepAliveMs, 0);
+  const streamHeaders = resolveStreamHeaders(options.stream?.headers, problems);
+  if (options.stream?.enabled && streamPath === path) problems.push(`"stream.path" must differ from "path" (both are "${path}")`);
   if (problems.length) {
     throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.join('\n  - ')}`);
   }
   return deepFreeze({
     path,
-    stream: { enabled: options.stream?.enabled ?? false, path: streamPath },
+    stream: { enabled: options.stream?.enabled ?? false, path: streamPath, keepAliveMs, headers: streamHeaders },
     httpStatus: { enabled: options.httpStatus?.enabled ?? false },
     maxRequestSize,
     maxBatchSize,
@@ -120,6 +144,30 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     params: { rejectUnknown: options.params?.rejectUnknown ?? true },
     security: { rolesMatch, rolesResolver },
   });
+}
+
+/** Header names are tokens; values must not carry line breaks (response splitting). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+
+function resolveStreamHeaders(headers: JsonRpcStreamOptions['headers'], problems: string[]): Record<string, string> {
+  const resolved: Record<string, string> = { ...DEFAULT_STREAM_HEADERS };
+  if (headers === undefined) return resolved;
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    problems.push('"stream.headers" must be an object of header name -> string (or null to remove a default)');
+    return resolved;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) problems.push(`"stream.headers": invalid header name ${JSON.stringify(name)}`);
+    else if (key === 'content-type' || key === 'content-length' || key === 'transfer-encoding') {
+      problems.push(`"stream.headers": "${name}" is set by the stream format and cannot be configured`);
+    } else if (value === null) delete resolved[key];
+    else if (typeof value !== 'string' || UNSAFE_HEADER_VALUE.test(value)) {
+      problems.push(`"stream.headers.${name}" must be a string without line breaks, or null`);
+    } else resolved[key] = value;
+  }
+  return resolved;
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -6,6 +6,7 @@ import { RpcMethodInvoker } from './dispatch/rpc-method-invoker.js';
 import { jsonRpcHttpRoutes } from './http/rpc-http-routes.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './json-rpc.options.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
+import { jsonRpcStreamRoutes } from './streaming/rpc-stream-routes.js';
 import type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
 
 /**
@@ -49,5 +50,9 @@ export class JsonRpcServer implements OnModuleInit {
     }
     const fastify = adapter.getInstance<FastifyInstance>();
     void fastify.register(jsonRpcHttpRoutes({ dispatcher, options: this.options, logger: this.logger }));
+    if (this.options.stream.enabled) {
+      void fastify.register(jsonRpcStreamRoutes({ dispatcher, options: this.options, logger: this.logger }));
+      this.logger.log(`Streaming on POST/GET ${this.options.stream.path}`);
+    }
   }
 }

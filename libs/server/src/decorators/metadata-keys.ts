@@ -2,3 +2,4 @@
 export const RPC_METHOD_METADATA = 'nest-jsonrpc:method';
 export const RPC_ARGS_METADATA = 'nest-jsonrpc:args';
 export const RPC_STREAM_METADATA = 'nest-jsonrpc:stream';
+export const RPC_CACHE_METADATA = 'nest-jsonrpc:cache';

@@ -42,6 +42,15 @@ export class RpcHttpExchange {
     return controller.signal;
   }
 
+  /**
+   * Aborts `signal` now (a stream whose client left, or a server shutdown). Idempotent; creates an
+   * already-aborted signal when nobody has asked for one yet.
+   */
+  abort(reason: unknown): void {
+    const controller = (this.abortController ??= new AbortController());
+    if (!controller.signal.aborted) controller.abort(reason);
+  }
+
   get roles(): readonly string[] {
     if (this.resolvedRoles) return this.resolvedRoles;
     const roles = this.rolesResolver

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import { RpcExceptionMapper } from '../errors/exception-mapper.js';
 import { RpcAccessDeniedException } from '../errors/rpc-exceptions.js';
 import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
@@ -12,6 +13,14 @@ import type { RpcMethodInvoker } from './rpc-method-invoker.js';
 
 /** One answered item: its JSON text, or undefined for a notification (which gets no answer). */
 export type RpcItemOutcome = string | undefined;
+
+/**
+ * The pre-stream phase of a `<stream.path>` call: the handler's value (still boxed, see
+ * streaming/stream-source.ts) with its context, or the error to answer with a plain envelope.
+ */
+export type RpcStreamOpening =
+  | { readonly ctx: RpcContext; readonly definition: RpcMethodDefinition; readonly value: unknown; readonly error?: undefined }
+  | { readonly id: RpcId; readonly error: RpcErrorObject };
 
 function isPromiseLike(value: unknown): value is Promise<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
@@ -81,6 +90,11 @@ export class RpcDispatcher {
       return isNotification ? undefined : this.errorText(id, { code: RpcErrorCode.MethodNotFound, message: 'Method not found' }, exchange);
     }
     const definition = invoker.definition;
+    // Durable stream methods are started on this endpoint; live ones only stream on the stream route.
+    if (definition.stream && !definition.stream.durable) {
+      if (isNotification) return undefined;
+      return this.errorText(id, invalidRequest(`"${method}" is a stream method; call it with POST ${this.options.stream.path}`), exchange);
+    }
     const ctx = new RpcContext(definition.paramPlan, method, envelope.id, envelope.params, isNotification, exchange);
     if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
     let result: unknown;
@@ -97,6 +111,54 @@ export class RpcDispatcher {
       );
     }
     return this.success(id, isNotification, result, method, exchange);
+  }
+
+  /**
+   * Runs a call of the stream endpoint up to the handler's returned value: envelope, method
+   * lookup, roles, then the invoker (guards, interceptors, pipes, params validation, handler).
+   * `onlyFormat` restricts the methods served (the GET variant serves SSE methods only).
+   * Never throws; a request without id is served like one with an id.
+   */
+  openStream(raw: unknown, exchange: RpcHttpExchange, onlyFormat?: StreamFormat): RpcStreamOpening | Promise<RpcStreamOpening> {
+    const envelope = parseRequestEnvelope(raw);
+    if (isInvalidEnvelope(envelope)) return { id: envelope.id, error: envelope.invalid };
+    const { method, isNotification } = envelope;
+    const id = envelope.id ?? null;
+    const invoker = this.invokers.get(method);
+    if (!invoker) return { id, error: { code: RpcErrorCode.MethodNotFound, message: 'Method not found' } };
+    const definition = invoker.definition;
+    const stream = definition.stream;
+    if (!stream || stream.durable) {
+      return { id, error: invalidRequest(`"${method}" is not a stream method; call it with POST ${this.options.path}`) };
+    }
+    if (onlyFormat !== undefined && stream.format !== onlyFormat) {
+      return { id, error: invalidRequest(`"${method}" streams ${stream.format}; GET serves only ${onlyFormat} methods, use POST ${this.options.stream.path}`) };
+    }
+    const ctx = new RpcContext(definition.paramPlan, method, envelope.id, envelope.params, isNotification, exchange);
+    if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
+    let value: unknown;
+    try {
+      if (definition.roles.length) this.checkRoles(definition, ctx);
+      value = invoker.invoke(ctx);
+    } catch (error) {
+      return { id, error: this.streamFailure(error, method, exchange) };
+    }
+    if (isPromiseLike(value)) {
+      return value.then(
+        (settled): RpcStreamOpening => ({ ctx, definition, value: settled }),
+        (error): RpcStreamOpening => ({ id, error: this.streamFailure(error, method, exchange) }),
+      );
+    }
+    return { ctx, definition, value };
+  }
+
+  private streamFailure(error: unknown, method: string, exchange: RpcHttpExchange): RpcErrorObject {
+    const errorObject = this.mapper.toErrorObject(error, method);
+    if (errorObject.code === RpcErrorCode.RateLimitExceeded) {
+      const retryAfter = (errorObject.data as { retryAfter?: unknown } | undefined)?.retryAfter;
+      if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
+    }
+    return errorObject;
   }
 
   private success(id: RpcId, isNotification: boolean, value: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {

@@ -1,6 +1,7 @@
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
+import { boxingStreamHandler } from '../streaming/stream-source.js';
 import { RpcContext } from './rpc-context.js';
 
 /** Where handler arguments are declared for Nest's param pipeline (our own key, written at startup). */
@@ -24,15 +25,22 @@ const pipelineParamsFactory = {
  * - chained: through `ExternalContextCreator` so guards, interceptors, pipes and filters apply;
  * - scoped: like chained, on an instance resolved for the HTTP request's context id.
  * Returns the handler's value (a Promise or Observable is settled to its value) or throws.
+ * A stream method's value comes back boxed (`StreamSourceBox`), its Observable unsettled.
  */
 export class RpcMethodInvoker {
   private readonly chained: ChainedHandler | undefined;
+  /**
+   * The function called: the handler itself, or for a stream method a wrapper that boxes its
+   * iterable/Observable so Nest's chain does not settle it to a last value (see streaming/).
+   */
+  private readonly handler: (...args: unknown[]) => unknown;
 
   constructor(
     readonly definition: RpcMethodDefinition,
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
   ) {
+    this.handler = definition.stream ? boxingStreamHandler(definition.handler) : definition.handler;
     if (definition.hasEnhancers || definition.isScoped) this.declarePipelineArgs();
     if (definition.hasEnhancers && !definition.isScoped) {
       this.chained = this.createChained(definition.instance!, undefined);
@@ -48,7 +56,7 @@ export class RpcMethodInvoker {
       // style `throwError(() => ...)`); Nest settles only the handler's and interceptors' values.
       return definition.hasFilters ? settleAsync(result) : result;
     }
-    const result = definition.handler.apply(definition.instance, ctx.resolveArgs());
+    const result = this.handler.apply(definition.instance, ctx.resolveArgs());
     if (result !== null && typeof result === 'object') {
       if (typeof (result as PromiseLike<unknown>).then === 'function') return settleAsync(result as Promise<unknown>);
       if (isObservable(result)) return lastValueFrom(result, { defaultValue: undefined });
@@ -72,7 +80,7 @@ export class RpcMethodInvoker {
     const { definition } = this;
     return this.contextCreator.create(
       instance,
-      definition.handler,
+      this.handler,
       definition.methodKey,
       RPC_PIPELINE_ARGS_METADATA,
       pipelineParamsFactory,

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { ApplicationConfig } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { RPC_CACHE_METADATA } from '../decorators/metadata-keys.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
 import { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import { RpcContext } from '../dispatch/rpc-context.js';
@@ -62,6 +63,7 @@ export class RpcMethodExplorer {
         definitions.push(definition);
       }
     }
+    this.checkStreamMethods(definitions, problems);
     if (problems.length) throw new RpcStartupError(problems);
     this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.options.path}`);
     return new RpcMethodRegistry(definitions);
@@ -117,6 +119,33 @@ export class RpcMethodExplorer {
       stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
       deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
     };
+  }
+
+  /**
+   * Live stream methods need the stream route (one problem naming them all), a known format, and
+   * no `@RpcCache`: a stream has no single result to cache. Durable streams run through `path`.
+   */
+  private checkStreamMethods(definitions: readonly RpcMethodDefinition[], problems: string[]): void {
+    const formats = Object.values(StreamFormat) as string[];
+    const needRoute: string[] = [];
+    for (const definition of definitions) {
+      const stream = definition.stream;
+      if (!stream) continue;
+      const where = `"${definition.name}" (${(definition.classRef as { name: string }).name}.${definition.methodKey})`;
+      if (!formats.includes(stream.format)) {
+        problems.push(`${where}: @RpcStream format ${JSON.stringify(stream.format)} is not one of ${formats.join(', ')}`);
+      }
+      if (Reflect.getMetadata(RPC_CACHE_METADATA, definition.handler) !== undefined) {
+        problems.push(`${where}: @RpcStream and @RpcCache cannot be combined (a stream has no single result to cache)`);
+      }
+      if (!stream.durable && !this.options.stream.enabled) needRoute.push(where);
+    }
+    if (needRoute.length) {
+      problems.push(
+        `@RpcStream method(s) ${needRoute.join(', ')} need the stream route, which is disabled: ` +
+          `set JsonRpcModule.forRoot({ stream: { enabled: true } })`,
+      );
+    }
   }
 
   private checkMethodOptions(options: RpcMethodOptions, where: string, problems: string[]): void {

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { StreamingDemoRpc } from './streaming-demo.rpc.js';
+import { StreamingPageController } from './streaming-page.controller.js';
+
+/** The streaming examples and the browser page; needs `JsonRpcModule.forRoot({ stream: { enabled: true } })`. */
+@Module({ controllers: [StreamingPageController], providers: [StreamingDemoRpc] })
+export class StreamingDemoModule {}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
+import { ChatDto, DownloadDto, ExportDto, LogsTailDto } from './streaming-demo.dto.js';
+
+const LEVELS = ['info', 'info', 'info', 'warn', 'debug', 'error'] as const;
+
+/** Byte `i` of the generated download: a pattern a client can check without the file. */
+export const downloadByte = (i: number): number => (i * 31 + 7) & 0xff;
+
+/** Streaming examples: `curl -N` them (see docs/streaming.md) or open http://127.0.0.1:3000/ for chat. */
+@Injectable()
+export class StreamingDemoRpc {
+  /** Simulated LLM: the reply arrives token by token over SSE. */
+  @RpcMethod('chat.stream', { description: 'Streams a simulated chat reply token by token (SSE).' })
+  @RpcStream({ format: StreamFormat.Sse })
+  async *chat(p: ChatDto, ctx: RpcContext) {
+    const reply = `You said: "${p.prompt}". Streaming works: each word is its own event.`;
+    const tokens = reply.match(/\S+\s*/g) ?? [];
+    for (const [index, token] of tokens.entries()) {
+      // Honours the signal: a closed tab stops the "model" at once.
+      await sleep(p.delayMs ?? 40, undefined, { signal: ctx.signal });
+      yield { index, delta: token };
+    }
+    yield { done: true, finish_reason: 'stop' };
+  }
+
+  /** A log tail: NDJSON until the client leaves. */
+  @RpcMethod('logs.tail', { description: 'Tails a simulated log as NDJSON until the client disconnects.' })
+  @RpcStream({ format: StreamFormat.Ndjson })
+  async *tail(p: LogsTailDto, ctx: RpcContext) {
+    for (let seq = 1; ; seq++) {
+      yield { seq, ts: new Date().toISOString(), level: LEVELS[seq % LEVELS.length], message: `request ${seq} served` };
+      await sleep(p.intervalMs ?? 500, undefined, { signal: ctx.signal });
+    }
+  }
+
+  /** A long job reporting progress over SSE, then where to fetch the result. */
+  @RpcMethod('export.progress', { description: 'Reports export progress as SSE: {percent} rows, then {done, url}.' })
+  @RpcStream({ format: StreamFormat.Sse })
+  async *exportProgress(p: ExportDto, ctx: RpcContext) {
+    const steps = p.steps ?? 10;
+    for (let step = 1; step <= steps; step++) {
+      await sleep(p.stepMs ?? 100, undefined, { signal: ctx.signal });
+      yield { percent: Math.round((step * 100) / steps) };
+    }
+    yield { done: true, url: `/exports/${ctx.requestId}.csv` };
+  }
+
+  /** A generated binary file as base64 `result_chunk` rows. */
+  @RpcMethod('files.download', { description: 'Streams a generated file of `size` bytes as base64 result_chunk rows.' })
+  @RpcStream({ format: StreamFormat.Ndjson })
+  download(p: DownloadDto, ctx: RpcContext) {
+    return resultChunks(`file-${ctx.requestId}`, generatedFile(p.size), { encoding: 'base64', chunkSize: p.chunkSize ?? 48 * 1024 });
+  }
+}
+
+/** The file, produced in 64 KiB pieces as a disk or network read would be. */
+async function* generatedFile(size: number): AsyncGenerator<Uint8Array> {
+  const piece = 64 * 1024;
+  for (let offset = 0; offset < size; offset += piece) {
+    const bytes = new Uint8Array(Math.min(piece, size - offset));
+    for (let i = 0; i < bytes.length; i++) bytes[i] = downloadByte(offset + i);
+    yield bytes;
+  }
+}

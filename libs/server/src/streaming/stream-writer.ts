@@ -1,0 +1,247 @@
+/**
+ * Writes one stream's rows to a Node `ServerResponse` as they are produced.
+ *
+ * - Rows produced in the same turn of the event loop share one socket write: they are encoded
+ *   into `pending` and written on `setImmediate`, or as soon as `pending` reaches
+ *   `COALESCE_LIMIT` (the loop then yields to the event loop, so even an endless synchronous
+ *   producer cannot starve other requests).
+ * - Backpressure: once `res.write()` returns false the iterator is not pulled again until
+ *   'drain', so a client that stops reading costs the socket buffers plus one chunk, no more.
+ * - Cancellation: on 'close' before the end, the call's signal is aborted, the iterator's
+ *   `return()` runs at once (a generator's `finally` blocks execute), timers and listeners go,
+ *   and nothing more is written.
+ * - SSE keep-alive: a comment when nothing has been written for `keepAliveMs`.
+ *
+ * Knows nothing of Nest or Fastify: it sees a ServerResponse, a row iterator and an encoder.
+ */
+import type { ServerResponse } from 'node:http';
+import type { RpcErrorObject } from '../protocol/envelope.js';
+import type { StreamFrameEncoder } from './frame-encoders.js';
+import { serializeStreamRow } from './row-serializer.js';
+import type { RowIterator } from './stream-source.js';
+
+/** Bytes (UTF-16 units, close enough) of encoded frames gathered before a write is forced. */
+export const COALESCE_LIMIT = 32 * 1024;
+
+/** Settings shared by every stream of one format; built once at startup. */
+export interface StreamWriterConfig {
+  readonly encoder: StreamFrameEncoder;
+  /** 0 turns keep-alive comments off; formats without a keep-alive frame ignore it. */
+  readonly keepAliveMs: number;
+  /** The error frame for what the producer threw (and where it gets logged). */
+  toErrorObject(error: unknown, method: string): RpcErrorObject;
+  /** A producer's `return()` that failed: nothing to tell the client, so it is only logged. */
+  reportCleanupError(error: unknown, method: string): void;
+}
+
+/** Whoever owns the call's AbortSignal (the HTTP exchange). */
+export interface StreamAbortTarget {
+  abort(reason: unknown): void;
+}
+
+const enum WriterState {
+  Open,
+  /** Ended by us: last frame written, `res.end()` called. */
+  Ended,
+  /** The client went away first. */
+  Aborted,
+}
+
+type StepResult = IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
+
+function isPromise(value: StepResult): value is Promise<IteratorResult<unknown>> {
+  return typeof (value as Promise<unknown>).then === 'function';
+}
+
+export class StreamResponseWriter {
+  private state = WriterState.Open;
+  private pending = '';
+  private rows = 0;
+  /** The iterator finished on its own (done, or threw): `return()` must not be called. */
+  private iteratorFinished = false;
+  /** `res.write()` returned false; waiting for 'drain'. */
+  private blocked = false;
+  private flushImmediate: NodeJS.Immediate | undefined;
+  private keepAliveTimer: NodeJS.Timeout | undefined;
+  /** Resumes the pull loop when it waits for the socket. */
+  private wake: (() => void) | undefined;
+  private readonly done: Promise<void>;
+  private resolveDone!: () => void;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly iterator: RowIterator,
+    private readonly abortTarget: StreamAbortTarget,
+    /** Method name, for logs. */
+    private readonly method: string,
+    private readonly config: StreamWriterConfig,
+  ) {
+    this.flush = this.flush.bind(this);
+    this.onDrain = this.onDrain.bind(this);
+    this.onClose = this.onClose.bind(this);
+    this.onKeepAlive = this.onKeepAlive.bind(this);
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** Settles when the stream has ended or been aborted; never rejects. */
+  get finished(): Promise<void> {
+    return this.done;
+  }
+
+  /**
+   * Starts streaming; headers must already be set with `writeHead`. Returns at once: the rows are
+   * pumped in the background and `finished` settles at the end.
+   */
+  start(): void {
+    const res = this.res;
+    if (res.destroyed) {
+      // The client left while the handler was being called.
+      this.abort();
+      return;
+    }
+    res.on('close', this.onClose);
+    const { encoder, keepAliveMs } = this.config;
+    if (encoder.preamble) this.write(encoder.preamble);
+    else res.flushHeaders();
+    if (encoder.keepAlive !== undefined && keepAliveMs > 0) this.keepAliveTimer = setTimeout(this.onKeepAlive, keepAliveMs);
+    void this.pump();
+  }
+
+  /** Ends an open stream from the server side (shutdown) with an in-band error frame. */
+  terminate(error: RpcErrorObject): void {
+    if (this.state !== WriterState.Open) return;
+    this.abortTarget.abort(new Error(error.message));
+    this.stopIterator();
+    this.end(this.config.encoder.error(error, this.rows));
+  }
+
+  private async pump(): Promise<void> {
+    const iterator = this.iterator;
+    const encoder = this.config.encoder;
+    try {
+      for (;;) {
+        while (this.blocked || this.pending.length >= COALESCE_LIMIT) {
+          await this.socketReady();
+          if (this.state !== WriterState.Open) return;
+        }
+        let step: StepResult;
+        try {
+          step = iterator.next();
+          if (isPromise(step)) step = await step;
+        } catch (error) {
+          this.iteratorFinished = true;
+          throw error;
+        }
+        if (this.state !== WriterState.Open) return;
+        if (step.done) {
+          this.iteratorFinished = true;
+          this.end('');
+          return;
+        }
+        this.pending += encoder.row(serializeStreamRow(step.value), this.rows++);
+        if (this.flushImmediate === undefined) this.flushImmediate = setImmediate(this.flush);
+      }
+    } catch (error) {
+      // After the client left, a producer failing (typically with the AbortError of ctx.signal)
+      // is the expected way for it to stop: nobody to tell, nothing to log.
+      if (this.state !== WriterState.Open) return;
+      const errorObject = this.config.toErrorObject(error, this.method);
+      if (!this.iteratorFinished) this.stopIterator();
+      this.end(encoder.error(errorObject, this.rows));
+    }
+  }
+
+  /** Resolves once pending frames are written and the socket takes more. */
+  private socketReady(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  private resume(): void {
+    const wake = this.wake;
+    if (wake) {
+      this.wake = undefined;
+      wake();
+    }
+  }
+
+  private flush(): void {
+    this.flushImmediate = undefined;
+    if (this.state !== WriterState.Open || this.pending === '') return;
+    const chunk = this.pending;
+    this.pending = '';
+    this.write(chunk);
+    if (!this.blocked) this.resume();
+  }
+
+  private write(chunk: string): void {
+    if (!this.res.write(chunk)) {
+      this.blocked = true;
+      this.res.once('drain', this.onDrain);
+    }
+    this.keepAliveTimer?.refresh();
+  }
+
+  private onDrain(): void {
+    this.blocked = false;
+    if (this.state === WriterState.Open) this.resume();
+  }
+
+  private onKeepAlive(): void {
+    if (this.state !== WriterState.Open) return;
+    // While blocked the client is not reading anyway; a comment would only add to the buffer.
+    if (!this.blocked && this.pending === '') this.write(this.config.encoder.keepAlive!);
+    this.keepAliveTimer?.refresh();
+  }
+
+  private end(lastFrames: string): void {
+    this.state = WriterState.Ended;
+    this.clearTimers();
+    const chunk = this.pending + lastFrames + this.config.encoder.epilogue;
+    this.pending = '';
+    this.res.end(chunk);
+    this.resume();
+    this.resolveDone();
+  }
+
+  private onClose(): void {
+    this.res.removeListener('close', this.onClose);
+    if (this.state === WriterState.Open) this.abort();
+  }
+
+  private abort(): void {
+    this.state = WriterState.Aborted;
+    this.clearTimers();
+    this.pending = '';
+    this.abortTarget.abort(new Error('Client disconnected'));
+    if (!this.iteratorFinished) this.stopIterator();
+    this.resume();
+    this.resolveDone();
+  }
+
+  private clearTimers(): void {
+    if (this.flushImmediate !== undefined) {
+      clearImmediate(this.flushImmediate);
+      this.flushImmediate = undefined;
+    }
+    if (this.keepAliveTimer !== undefined) {
+      clearTimeout(this.keepAliveTimer);
+      this.keepAliveTimer = undefined;
+    }
+    if (this.blocked) this.res.removeListener('drain', this.onDrain);
+  }
+
+  /** Runs the producer's `return()` (a generator's `finally`); its failures are only logged. */
+  private stopIterator(): void {
+    this.iteratorFinished = true;
+    const stop = this.iterator.return;
+    if (typeof stop !== 'function') return;
+    try {
+      const result = stop.call(this.iterator);
+      if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, (error: unknown) => this.config.reportCleanupError(error, this.method));
+      }
+    } catch (error) {
+      this.config.reportCleanupError(error, this.method);
+    }
+  }
+}
