@@ -8,7 +8,7 @@ import {
   JsonRpcTransportError,
 } from '../errors/client-errors.js';
 import { discardBody } from '../transport/http-body.js';
-import { RequestScope } from '../transport/request-scope.js';
+import { describeCause, RequestScope } from '../transport/request-scope.js';
 import type { ExchangeSettings } from './exchange-settings.js';
 import { failedAnswer } from './failed-answer.js';
 
@@ -147,7 +147,7 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
                 step = await reader.read();
               } catch (cause) {
                 if (caller?.aborted) throw caller.reason;
-                lastFailure = new JsonRpcStreamTruncatedError(`connection to ${url} lost: ${(cause as Error)?.message ?? cause}`, url, 0, { cause });
+                lastFailure = new JsonRpcStreamTruncatedError(`connection to ${url} lost: ${describeCause(cause)}`, url, 0, { cause });
                 break;
               }
               if (step.done) decoder.finish(events);

@@ -8,7 +8,7 @@ import {
   JsonRpcStreamTruncatedError,
   ResultChunkError,
 } from '../errors/client-errors.js';
-import { RequestScope } from '../transport/request-scope.js';
+import { describeCause, RequestScope } from '../transport/request-scope.js';
 import type { ExchangeSettings } from './exchange-settings.js';
 import { failedAnswer } from './failed-answer.js';
 
@@ -145,7 +145,7 @@ export class JsonRpcStream<T = unknown> implements AsyncIterableIterator<T> {
         } catch (cause) {
           if (scope.aborted) throw scope.reason;
           throw new JsonRpcStreamTruncatedError(
-            `stream from ${url} cut off after ${this.rowCount} row(s): ${(cause as Error)?.message ?? cause}`,
+            `stream from ${url} cut off after ${this.rowCount} row(s): ${describeCause(cause)}`,
             url,
             this.rowCount,
             { cause },

@@ -67,7 +67,7 @@ export class RequestScope {
   /** Wraps a failure of `fetch` or of reading the body: an abort keeps its reason, the rest is transport. */
   failure(cause: unknown, what: string): unknown {
     if (this.controller.signal.aborted) return this.controller.signal.reason;
-    const detail = cause instanceof Error ? (cause.cause instanceof Error ? `${cause.message} (${cause.cause.message})` : cause.message) : String(cause);
+    const detail = describeCause(cause);
     return new JsonRpcTransportError(`${what} ${this.url} failed: ${detail}`, this.url, { cause });
   }
 
@@ -85,4 +85,11 @@ export class RequestScope {
     this.controller.abort(new JsonRpcTimeoutError(message, this.url, this.timeoutMs));
     this.caller?.removeEventListener('abort', this);
   };
+}
+
+/** `fetch failed (connect ECONNREFUSED 127.0.0.1:1)`: undici hides the useful part in `cause`. Duck-typed: errors may come from another realm. */
+export function describeCause(cause: unknown): string {
+  const message = (e: unknown) => (typeof (e as Error)?.message === 'string' ? (e as Error).message : String(e));
+  const inner = (cause as { cause?: unknown })?.cause;
+  return inner === undefined ? message(cause) : `${message(cause)} (${message(inner)})`;
 }
