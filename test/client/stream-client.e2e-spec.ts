@@ -13,6 +13,7 @@ import {
 } from '@nest-jsonrpc/client';
 import { describeStreamClient, FORMATS, type StreamTarget } from './stream-client.contract.js';
 import { WireProtocolFixture } from './wire-protocol-fixture.js';
+import { refusedUrl } from './closed-port.js';
 
 const fixture = new WireProtocolFixture();
 beforeAll(() => fixture.start());
@@ -119,9 +120,10 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
   });
 
   it('a refused connection is a JsonRpcTransportError', async () => {
-    const error = await new JsonRpcClient({ url: 'http://127.0.0.1:1/rpc' }).stream('x').next().catch((e) => e);
+    const refused = await refusedUrl('/rpc');
+    const error = await new JsonRpcClient({ url: refused }).stream('x').next().catch((e) => e);
     expect(error).toBeInstanceOf(JsonRpcTransportError);
-    expect(error.message).toMatch(/^POST http:\/\/127\.0\.0\.1:1\/rpc\/stream failed: fetch failed/);
+    expect(error.message).toBe(`POST ${refused}/stream failed: fetch failed (connect ECONNREFUSED ${refused.slice(7, -4)})`);
   });
 
   it('a stream whose collected result has a second result id fails naming it', async () => {
@@ -134,18 +136,21 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
   });
 
   it('attach gives up after maxAttempts failed reconnects with a JsonRpcTransportError', async () => {
-    const attachment = new JsonRpcClient({ url: 'http://127.0.0.1:1/rpc' }).attach('abc', {
+    const refused = await refusedUrl('/rpc');
+    const attachment = new JsonRpcClient({ url: refused }).attach('abc', {
       reconnect: { initialDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 },
     });
     const error = await attachment.next().catch((e) => e);
     expect(error).toBeInstanceOf(JsonRpcTransportError);
-    expect(error.message).toMatch(/^gave up on http:\/\/127\.0\.0\.1:1\/rpc\/streams\/abc after 3 failed reconnects: GET/);
+    expect(error.message).toBe(
+      `gave up on ${refused}/streams/abc after 3 failed reconnects: GET ${refused}/streams/abc failed: fetch failed (connect ECONNREFUSED ${refused.slice(7, -4)})`,
+    );
     expect(attachment.connections).toBe(4);
   });
 
   it('attach: aborting the signal during the reconnect wait rejects at once with the reason', async () => {
     const controller = new AbortController();
-    const attachment = new JsonRpcClient({ url: 'http://127.0.0.1:1/rpc' }).attach('abc', {
+    const attachment = new JsonRpcClient({ url: await refusedUrl('/rpc') }).attach('abc', {
       signal: controller.signal,
       reconnect: { initialDelayMs: 60_000 },
     });
