@@ -16,7 +16,7 @@ import {
   JsonRpcTransportError,
 } from '@nest-jsonrpc/client';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { refusedUrl } from './closed-port.js';
+import { refusedUrl, rejection } from './test-helpers.js';
 
 class AddDto {
   @IsInt() a!: number;
@@ -87,13 +87,13 @@ describe('client calls against the real server', () => {
   });
 
   it('call rejects with JsonRpcError carrying code, message, data and the call id', async () => {
-    const error = await client.call('math.add', { a: 'x', b: 3 }).catch((e) => e);
+    const error = await rejection(client.call('math.add', { a: 'x', b: 3 }));
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error).toMatchObject({ name: 'JsonRpcError', code: -32602, message: 'Invalid params', status: 200 });
     expect(error.data).toEqual([{ path: 'a', message: expect.any(String), code: 'isInt' }]);
     expect(typeof error.id).toBe('number');
 
-    const custom = await client.call('fail.custom').catch((e) => e);
+    const custom = await rejection(client.call('fail.custom'));
     expect(custom.toJSON()).toEqual({ code: -32050, message: 'Quota exhausted', data: { quota: 10 }, id: custom.id });
     await expect(client.call('no.such')).rejects.toMatchObject({ code: -32601, message: 'Method not found' });
   });
@@ -162,7 +162,7 @@ describe('client calls against the real server', () => {
   });
 
   it('a batch the server refuses as a whole (too large) rejects with its JsonRpcError', async () => {
-    const error = await client.batch(Array.from({ length: 6 }, () => ({ method: 'math.add', params: { a: 1, b: 1 } }))).catch((e) => e);
+    const error = await rejection(client.batch(Array.from({ length: 6 }, () => ({ method: 'math.add', params: { a: 1, b: 1 } }))));
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error.code).toBe(-32600);
     expect(error.id).toBeNull();
@@ -180,7 +180,7 @@ describe('client calls against the real server', () => {
   it('aborting the signal rejects with the signal reason (not wrapped)', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const error = await client.call('slow', { ms: 1000 }, { signal: controller.signal }).catch((e) => e);
+    const error = await rejection(client.call('slow', { ms: 1000 }, { signal: controller.signal }));
     expect(error.name).toBe('AbortError');
     const already = AbortSignal.abort(new Error('nope'));
     await expect(client.call('math.add', { a: 1, b: 1 }, { signal: already })).rejects.toThrow('nope');
@@ -188,7 +188,7 @@ describe('client calls against the real server', () => {
 
   it('timeoutMs rejects with JsonRpcTimeoutError (a kind of JsonRpcTransportError)', async () => {
     const slowClient = new JsonRpcClient({ url: `${t.url}/rpc`, timeoutMs: 50 });
-    const error = await slowClient.call('slow', { ms: 500 }).catch((e) => e);
+    const error = await rejection(slowClient.call('slow', { ms: 500 }));
     expect(error).toBeInstanceOf(JsonRpcTimeoutError);
     expect(error).toBeInstanceOf(JsonRpcTransportError);
     expect(error.message).toBe(`no answer from ${t.url}/rpc within 50 ms (timeoutMs)`);
@@ -198,14 +198,14 @@ describe('client calls against the real server', () => {
   it('maxResponseBytes bounds what a call reads', async () => {
     const small = new JsonRpcClient({ url: `${t.url}/rpc`, maxResponseBytes: 1000 });
     expect(await small.call('big', { n: 900 })).toHaveLength(900);
-    const error = await small.call('big', { n: 5000 }).catch((e) => e);
+    const error = await rejection(small.call('big', { n: 5000 }));
     expect(error).toBeInstanceOf(JsonRpcResponseTooLargeError);
     expect(error).toBeInstanceOf(JsonRpcProtocolError);
     expect(error.message).toBe('the answer (HTTP 200) exceeds maxResponseBytes (1000 bytes); the client stopped reading');
   });
 
   it('a request the server rejects as too large (413) is that JsonRpcError', async () => {
-    const error = await client.call('log', { text: 'y'.repeat(1_100_000) }).catch((e) => e);
+    const error = await rejection(client.call('log', { text: 'y'.repeat(1_100_000) }));
     expect(error).toBeInstanceOf(JsonRpcError);
     expect(error).toMatchObject({ code: -32600, status: 413, id: null });
   });
@@ -250,7 +250,7 @@ describe('client calls against broken servers and networks', () => {
 
   it('a proxy error page is a JsonRpcProtocolError with status and a snippet of the body', async () => {
     answer = (res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html><h1>502 Bad Gateway</h1></html>');
-    const error = await new JsonRpcClient({ url }).call('x').catch((e) => e);
+    const error = await rejection(new JsonRpcClient({ url }).call('x'));
     expect(error).toBeInstanceOf(JsonRpcProtocolError);
     expect(error).toMatchObject({ status: 502, contentType: 'text/html', snippet: '<html><h1>502 Bad Gateway</h1></html>' });
     expect(error.message).toBe('not a JSON-RPC answer (HTTP 502): HTTP 502 Bad Gateway');
@@ -265,7 +265,7 @@ describe('client calls against broken servers and networks', () => {
     ['both result and error', (res: any) => res.writeHead(200).end('{"jsonrpc":"2.0","result":1,"error":{"code":1,"message":"m"},"id":1}'), 'not a JSON-RPC answer: expected a JSON-RPC response object'],
   ])('%s is a JsonRpcProtocolError', async (_what, reply, message) => {
     answer = reply;
-    const error = await new JsonRpcClient({ url }).call('x').catch((e) => e);
+    const error = await rejection(new JsonRpcClient({ url }).call('x'));
     expect(error).toBeInstanceOf(JsonRpcProtocolError);
     expect(error.message).toBe(message);
   });
@@ -280,14 +280,14 @@ describe('client calls against broken servers and networks', () => {
 
   it('a connection dropped before the answer is a JsonRpcTransportError', async () => {
     answer = (res) => res.socket!.destroy();
-    const error = await new JsonRpcClient({ url }).call('x').catch((e) => e);
+    const error = await rejection(new JsonRpcClient({ url }).call('x'));
     expect(error).toBeInstanceOf(JsonRpcTransportError);
     expect(error.message).toBe(`POST ${url} failed: fetch failed (other side closed)`);
   });
 
   it('a refused connection is a JsonRpcTransportError naming the cause', async () => {
     const refused = await refusedUrl('/rpc');
-    const error = await new JsonRpcClient({ url: refused }).call('x').catch((e) => e);
+    const error = await rejection(new JsonRpcClient({ url: refused }).call('x'));
     expect(error).toBeInstanceOf(JsonRpcTransportError);
     expect(error.message).toBe(`POST ${refused} failed: fetch failed (connect ECONNREFUSED ${refused.slice(7, -4)})`);
   });

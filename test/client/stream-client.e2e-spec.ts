@@ -13,7 +13,7 @@ import {
 } from '@nest-jsonrpc/client';
 import { describeStreamClient, FORMATS, type StreamTarget } from './stream-client.contract.js';
 import { WireProtocolFixture } from './wire-protocol-fixture.js';
-import { refusedUrl } from './closed-port.js';
+import { refusedUrl, rejection } from './test-helpers.js';
 
 const fixture = new WireProtocolFixture();
 beforeAll(() => fixture.start());
@@ -97,7 +97,7 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
   });
 
   it('a wrong content type is a JsonRpcProtocolError naming it, before any row', async () => {
-    const error = await client().stream('test.html').next().catch((e) => e);
+    const error = await rejection(client().stream('test.html').next());
     expect(error).toBeInstanceOf(JsonRpcProtocolError);
     expect(error.message).toBe(
       'expected a stream (application/x-ndjson, text/event-stream, application/json), got Content-Type "text/html"',
@@ -107,7 +107,7 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
 
   it('a silent server is stopped by idleTimeoutMs with JsonRpcTimeoutError, and the request is closed', async () => {
     const t0 = Date.now();
-    const error = await client({ idleTimeoutMs: 150 }).stream('test.silent.ndjson').next().catch((e) => e);
+    const error = await rejection(client({ idleTimeoutMs: 150 }).stream('test.silent.ndjson').next());
     expect(error).toBeInstanceOf(JsonRpcTimeoutError);
     expect(error.message).toBe(`no data from ${fixture.baseUrl}/rpc/stream for 150 ms (idleTimeoutMs)`);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(145);
@@ -121,7 +121,7 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
 
   it('a refused connection is a JsonRpcTransportError', async () => {
     const refused = await refusedUrl('/rpc');
-    const error = await new JsonRpcClient({ url: refused }).stream('x').next().catch((e) => e);
+    const error = await rejection(new JsonRpcClient({ url: refused }).stream('x').next());
     expect(error).toBeInstanceOf(JsonRpcTransportError);
     expect(error.message).toBe(`POST ${refused}/stream failed: fetch failed (connect ECONNREFUSED ${refused.slice(7, -4)})`);
   });
@@ -140,7 +140,7 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
     const attachment = new JsonRpcClient({ url: refused }).attach('abc', {
       reconnect: { initialDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 },
     });
-    const error = await attachment.next().catch((e) => e);
+    const error = await rejection(attachment.next());
     expect(error).toBeInstanceOf(JsonRpcTransportError);
     expect(error.message).toBe(
       `gave up on ${refused}/streams/abc after 3 failed reconnects: GET ${refused}/streams/abc failed: fetch failed (connect ECONNREFUSED ${refused.slice(7, -4)})`,

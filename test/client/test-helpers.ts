@@ -8,3 +8,13 @@ export async function refusedUrl(path: string): Promise<string> {
   await new Promise<void>((r) => server.close(() => r()));
   return `http://127.0.0.1:${port}${path}`;
 }
+
+/** The error `promise` rejects with; fails the test when it resolves instead. */
+export function rejection(promise: Promise<unknown>): Promise<any> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (error: unknown) => error,
+  );
+}
