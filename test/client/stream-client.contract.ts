@@ -205,6 +205,14 @@ export function describeStreamClient(name: string, target: () => StreamTarget, c
       expect(listed.find((s) => s.stream_id === id)).toMatchObject({ status: 'cancelled', events: 2 });
     });
 
+    it('events() reads stored events without SSE, with after and limit', async () => {
+      const id = await start({ events: 6 });
+      for await (const e of client().attach(id)) void e; // wait for the end
+      expect(await client().events(id, { after: 2, limit: 3 })).toEqual(expected(6).slice(2, 5));
+      expect((await client().events(id)).map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      await expect(client().events('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ name: 'JsonRpcError', status: 404 });
+    });
+
     it('an unknown stream id is a JsonRpcError with status 404, not retried', async () => {
       const attachment = client().attach('00000000-0000-4000-8000-000000000000');
       await expect(attachment.next()).rejects.toMatchObject({ name: 'JsonRpcError', status: 404 });

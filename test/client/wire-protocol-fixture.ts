@@ -19,7 +19,7 @@
  *   anything else                          404 {"jsonrpc":"2.0","error":{"code":-32601,...},"id":<id>}
  * Durable streams:
  *   POST /rpc test.durable.start {events, intervalMs?, end?: 'done'|'error', dropEvery?, replayOverlap?}
- *   GET /rpc/streams/:id (SSE, Last-Event-ID), GET /rpc/streams, DELETE /rpc/streams/:id
+ *   GET /rpc/streams/:id (SSE, Last-Event-ID), GET /rpc/streams/:id/events, GET /rpc/streams, DELETE /rpc/streams/:id
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -105,6 +105,14 @@ export class WireProtocolFixture {
         .filter((s) => !url.searchParams.has('status') || s.status === url.searchParams.get('status'))
         .map((s) => ({ stream_id: s.id, method: s.method, status: s.status, events: s.events.length, created_at: s.created_at, completed_at: s.completed_at }));
       return json(res, 200, { streams });
+    }
+    const events = /^\/rpc\/streams\/([^/]+)\/events$/.exec(url.pathname);
+    if (events && req.method === 'GET') {
+      const s = this.streams.get(decodeURIComponent(events[1]));
+      if (!s) return json(res, 404, { error: { code: -32002, message: 'Stream not found' } });
+      const after = Number(url.searchParams.get('after') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 1000);
+      return json(res, 200, { events: s.events.slice(after, after + limit) });
     }
     const match = /^\/rpc\/streams\/([^/]+)$/.exec(url.pathname);
     const stream = match ? this.streams.get(decodeURIComponent(match[1])) : undefined;
