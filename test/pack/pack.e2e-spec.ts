@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const serverLib = join(root, 'libs/server');
+const clientLib = join(root, 'libs/client');
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 const APP_SOURCE = `
@@ -19,6 +20,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsNumber } from 'class-validator';
 import { JsonRpcModule, RpcMethod, RpcParam, RpcException, type RpcContext } from '@nest-jsonrpc/server';
+import { JsonRpcClient, JsonRpcError } from '@nest-jsonrpc/client';
 
 class AddDto {
   @IsNumber() a!: number;
@@ -42,7 +44,14 @@ class AppModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger: false });
 await app.listen(0, '127.0.0.1');
-console.log('PORT=' + (app.getHttpServer().address() as { port: number }).port);
+const port = (app.getHttpServer().address() as { port: number }).port;
+// The packed client, against the packed server.
+const client = new JsonRpcClient({ url: \`http://127.0.0.1:\${port}/rpc\` });
+const sum = await client.call<{ sum: number }>('math.add', { a: 40, b: 2 });
+const settled = await client.batch([{ method: 'math.subtract', params: [5, 3] }, { method: 'fail' }]);
+const failure = settled[1].status === 'rejected' ? settled[1].reason : undefined;
+console.log('CLIENT=' + JSON.stringify({ sum: sum.sum, first: settled[0], failure: failure instanceof JsonRpcError ? { code: failure.code, data: failure.data } : null }));
+console.log('PORT=' + port);
 `;
 
 function peerVersions(): Record<string, string> {
@@ -51,12 +60,14 @@ function peerVersions(): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, read(n)]));
 }
 
-describe('npm pack @nest-jsonrpc/server into a fresh Nest app', () => {
+describe('npm pack @nest-jsonrpc/server and @nest-jsonrpc/client into a fresh Nest app', () => {
   let scratch: string;
   let child: ChildProcess | undefined;
 
   beforeAll(() => {
-    if (!existsSync(join(serverLib, 'dist/index.js'))) execFileSync(tsc, ['-b', serverLib], { cwd: root, stdio: 'inherit' });
+    for (const lib of [serverLib, clientLib]) {
+      if (!existsSync(join(lib, 'dist/index.js'))) execFileSync('node', [tsc, '-b', lib], { cwd: root, stdio: 'inherit' });
+    }
     scratch = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-pack-'));
   });
 
@@ -66,15 +77,17 @@ describe('npm pack @nest-jsonrpc/server into a fresh Nest app', () => {
   });
 
   it('installs, type-checks, boots and answers over HTTP', async () => {
-    execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: serverLib, encoding: 'utf8' });
-    const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+    for (const lib of [serverLib, clientLib]) execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: lib, encoding: 'utf8' });
+    const tarball = readdirSync(scratch).find((f) => f.startsWith('nest-jsonrpc-server-'));
+    const clientTarball = readdirSync(scratch).find((f) => f.startsWith('nest-jsonrpc-client-'));
     expect(tarball).toMatch(/^nest-jsonrpc-server-\d+\.\d+\.\d+\.tgz$/);
+    expect(clientTarball).toMatch(/^nest-jsonrpc-client-\d+\.\d+\.\d+\.tgz$/);
 
     const app = join(scratch, 'app');
     mkdirSync(join(app, 'src'), { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({
       name: 'scratch-app', private: true, type: 'module',
-      dependencies: { '@nest-jsonrpc/server': `file:../${tarball}`, ...peerVersions() },
+      dependencies: { '@nest-jsonrpc/server': `file:../${tarball}`, '@nest-jsonrpc/client': `file:../${clientTarball}`, ...peerVersions() },
     }, null, 2));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
@@ -89,18 +102,29 @@ describe('npm pack @nest-jsonrpc/server into a fresh Nest app', () => {
     // The installed package is the packed one, not a link into the workspace.
     expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/dist/index.d.ts'))).toBe(true);
     expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/src'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/client/dist/index.d.ts'))).toBe(true);
+    // The client must run in browsers: its built code imports no Node built-in.
+    const clientJs = readdirSync(join(app, 'node_modules/@nest-jsonrpc/client/dist'), { recursive: true })
+      .filter((f) => String(f).endsWith('.js'))
+      .map((f) => readFileSync(join(app, 'node_modules/@nest-jsonrpc/client/dist', String(f)), 'utf8'));
+    for (const code of clientJs) expect(code).not.toMatch(/from ['"](node:|fs|path|http|https|stream|buffer|crypto|events|util)['"]/);
 
     execFileSync('node', [tsc, '-p', app], { cwd: app, stdio: 'inherit' });
 
     child = spawn('node', ['dist/main.js'], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
     const port = await new Promise<number>((resolvePort, reject) => {
-      let out = '';
       child!.stdout!.on('data', (d) => {
         out += d;
         const m = /PORT=(\d+)/.exec(out);
         if (m) resolvePort(Number(m[1]));
       });
       child!.once('exit', (code) => reject(new Error(`scratch app exited with ${code}`)));
+    });
+    expect(JSON.parse(/CLIENT=(.*)/.exec(out)![1])).toEqual({
+      sum: 42,
+      first: { status: 'fulfilled', value: 2 },
+      failure: { code: 4000, data: { why: 'because' } },
     });
     const call = async (body: unknown) => {
       const res = await fetch(`http://127.0.0.1:${port}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
