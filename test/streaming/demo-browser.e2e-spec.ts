@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
+  if (process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but no Chromium at ${CHROMIUM}`);
   console.warn(`\n*** SKIPPING the browser EventSource test: no Chromium at ${CHROMIUM} (apt-get install -y chromium) ***\n`);
 }
 

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { BillingRpc } from './billing/billing.rpc.js';
+import { ClientPageModule } from './client-page/client-page.module.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
 import { MathRpc } from './math/math.rpc.js';
 import { StreamingDemoModule } from './streaming/streaming-demo.module.js';
 import { UsersRpc } from './users/users.rpc.js';
 
 @Module({
-  imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule],
+  imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule, ClientPageModule],
   providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc],
 })
 export class AppModule {}

@@ -1,0 +1,80 @@
+/**
+ * The demo's /client page in headless Chromium: @nest-jsonrpc/client loaded as browser ES modules
+ * (import map onto the built package) calls, batches and streams against the real server.
+ */
+import { Module } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { JsonRpcModule } from '@nest-jsonrpc/server';
+import { BillingRpc } from '../../apps/demo/src/billing/billing.rpc.js';
+import { ClientPageModule } from '../../apps/demo/src/client-page/client-page.module.js';
+import { MathRpc } from '../../apps/demo/src/math/math.rpc.js';
+import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
+import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but no Chromium at ${CHROMIUM}`);
+  console.warn(`\n*** SKIPPING the browser client test: no Chromium at ${CHROMIUM} (apt-get install -y chromium) ***\n`);
+}
+
+@Module({
+  imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule, ClientPageModule],
+  providers: [MathRpc, BillingRpc],
+})
+class ClientPageTestModule {}
+
+(haveChromium ? describe : describe.skip)('demo /client page: @nest-jsonrpc/client in headless Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startTestApp(ClientPageTestModule);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('serves only .js files of the two vendored packages', async () => {
+    expect((await fetch(`${t.url}/vendor/client/index.js`)).status).toBe(200);
+    expect((await fetch(`${t.url}/vendor/client/../../../package.json`)).status).toBe(404);
+    expect((await fetch(`${t.url}/vendor/other/index.js`)).status).toBe(404);
+  });
+
+  it('calls, batches and streams token by token with the client', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await page.goto(`${t.url}/client`);
+      await page.click('#add');
+      await page.waitForFunction(() => document.getElementById('calls')!.textContent !== '');
+      expect(await page.textContent('#calls')).toBe('{"sum":5}');
+
+      await page.click('#batch');
+      await page.waitForFunction(() => document.getElementById('calls')!.textContent!.startsWith('ok 19'));
+      expect(await page.textContent('#calls')).toBe('ok 19\nerror 1001 Insufficient funds');
+
+      await page.fill('#prompt', 'Hi </script> 😀');
+      await page.click('#ask button');
+      await page.waitForFunction(() => (window as any).tokens.length >= 3);
+      const partial = await page.textContent('#reply');
+      await page.waitForFunction(() => document.getElementById('status')!.textContent === 'done', undefined, { timeout: 10_000 });
+      const full = await page.textContent('#reply');
+      expect(full).toBe('You said: "Hi </script> 😀". Streaming works: each word is its own event.');
+      expect(partial!.length).toBeLessThan(full!.length);
+      const tokens: Array<[number, string]> = await page.evaluate(() => (window as any).tokens);
+      expect(tokens.map(([, d]) => d).join('')).toBe(full);
+      expect(tokens.at(-1)![0] - tokens[0][0]).toBeGreaterThan(200);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
