@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { resolveDurableOptions, type JsonRpcDurableOptions, type ResolvedDurableOptions } from './durable/durable-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -30,6 +31,8 @@ export interface JsonRpcModuleOptions {
   /** Params handling. `rejectUnknown` (default true) answers -32602 for keys no parameter claims. */
   params?: { rejectUnknown?: boolean };
   security?: JsonRpcSecurityOptions;
+  /** Durable streams (started by `POST <path>`, attached at `GET <durable.path>/:id`). Default off. */
+  durable?: JsonRpcDurableOptions;
 }
 
 export interface JsonRpcModuleAsyncOptions {
@@ -51,12 +54,13 @@ export interface ResolvedJsonRpcOptions {
     readonly rolesMatch: RolesMatch;
     readonly rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
   };
+  readonly durable: ResolvedDurableOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security'],
+  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable'],
   stream: ['enabled', 'path'],
   httpStatus: ['enabled'],
   params: ['rejectUnknown'],
@@ -107,6 +111,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   ] as const) {
     if (value !== undefined && typeof value !== 'boolean') problems.push(`"${name}" must be a boolean`);
   }
+  const durable = resolveDurableOptions(options.durable, problems);
   if (problems.length) {
     throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.join('\n  - ')}`);
   }
@@ -119,10 +124,17 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     batchConcurrency,
     params: { rejectUnknown: options.params?.rejectUnknown ?? true },
     security: { rolesMatch, rolesResolver },
+    durable,
   });
 }
 
 function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
+  // Plain data only: option values that are instances (a store, a client) stay usable.
+  for (const v of Object.values(value)) if (v && typeof v === 'object' && isPlainData(v)) deepFreeze(v);
   return Object.freeze(value);
+}
+
+function isPlainData(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null || Array.isArray(value);
 }
