@@ -322,7 +322,7 @@ describe('durable streams: two app instances sharing one store object', () => {
       expect(await cancelled.json()).toEqual({ stream_id: id, status: 'cancelled' });
       await viaB.ended;
       expect(viaB.events.map((e) => [e.id, e.event])).toEqual([['2', 'chunk'], ['3', 'chunk'], ['4', 'cancelled']]);
-      await eventually(() => feed.aborted && a.app.get(DurableStreamService).runningHere === 1, 2000, 'A to stop the producer');
+      await eventually(() => feed.aborted && a.app.get(DurableStreamService).runningHere === 0 && b.app.get(DurableStreamService).runningHere === 1, 2000, 'A to stop the producer');
     } finally {
       for (const f of feeds.values()) f.end();
       await b.close();
