@@ -21,7 +21,7 @@ import {
 } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { compileChildApp } from './support/compile-child.js';
-import { durableModule, feeds, tempDir } from './support/durable-fixtures.js';
+import { durableModule, feeds, headerAuth, tempDir } from './support/durable-fixtures.js';
 import { eventually, openSse, sleep } from './support/sse-client.js';
 
 const rpcStart = async (t: TestApp, method: string, params?: unknown) => {
@@ -265,12 +265,7 @@ describe('durable streams: graceful shutdown, retention', () => {
 
   it('after retention a finished stream answers 410 (404 to others), leaves the list, and the sweep deletes its events', async () => {
     const store = new SqliteStreamStore({ filename: tmp.file('retention.sqlite') });
-    const t = await startTestApp(durableModule({ durable: { enabled: true, store, retention: 0.3 } }), (app) =>
-      app.getHttpAdapter().getInstance().addHook('onRequest', (req, _reply, done) => {
-        if (req.headers['x-user']) (req as any).user = { id: req.headers['x-user'] };
-        done();
-      }),
-    );
+    const t = await startTestApp(durableModule({ durable: { enabled: true, store, retention: 0.3 } }), headerAuth);
     try {
       const res = await t.rpc({ jsonrpc: '2.0', method: 'jobs.count', params: { n: 2 }, id: 1 }, { headers: { 'x-user': 'gina' } });
       const id = res.body.result.stream_id;

@@ -335,7 +335,7 @@ describe('durable streams (SQLite store)', () => {
     it('another user\'s stream does not exist for you; anonymous streams belong to whoever holds the id', async () => {
       const { id, feed } = await startManual({ 'x-user': 'carol' });
       const notFound = { error: { code: -32002, message: 'Stream not found' } };
-      for (const headers of [{ 'x-user': 'mallory' }, {}]) {
+      for (const headers of [{ 'x-user': 'mallory' }, {}] as Array<Record<string, string>>) {
         expect(await getJson(`/rpc/streams/${id}`, headers)).toMatchObject({ status: 404, body: notFound });
         expect(await getJson(`/rpc/streams/${id}/events`, headers)).toMatchObject({ status: 404, body: notFound });
         expect(await getJson(`/rpc/streams/${id}`, headers, 'DELETE')).toMatchObject({ status: 404, body: notFound });
