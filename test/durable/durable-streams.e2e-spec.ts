@@ -397,3 +397,37 @@ describe('durable streams (SQLite store)', () => {
     await eventually(() => service.runningHere === 0, 3000, 'all runs to end');
   });
 });
+
+describe('DurableStreamService.follow (what the live /rpc/stream route builds on)', () => {
+  const tmp = tempDir();
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(durableModule({ durable: { enabled: true, store: new SqliteStreamStore({ filename: tmp.file() }) } }));
+  });
+  afterAll(async () => {
+    await t.close();
+    tmp.remove();
+  });
+
+  it('yields committed {id, event, data} from a cursor to the terminal event; leaving early cancels nothing', async () => {
+    const res = await t.rpc({ jsonrpc: '2.0', method: 'jobs.manual', id: 1 });
+    const id = res.body.result.stream_id;
+    const feed = await eventually(() => feeds.get(id));
+    const service = t.app.get(DurableStreamService);
+    feed.push({ a: 1 }, { a: 2 });
+    const early = service.follow(id, 0);
+    const first = await early.next();
+    expect(first.value).toEqual({ id: 1, event: 'chunk', data: '{"a":1}' });
+    await early.return();
+    feed.push({ a: 3 });
+    feed.end();
+    const seen = [];
+    for await (const event of service.follow(id, 1)) seen.push(event);
+    expect(seen).toEqual([
+      { id: 2, event: 'chunk', data: '{"a":2}' },
+      { id: 3, event: 'chunk', data: '{"a":3}' },
+      { id: 4, event: 'done', data: '{}' },
+    ]);
+    expect(feed.aborted).toBe(false);
+  });
+});
