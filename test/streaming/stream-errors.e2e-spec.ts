@@ -26,6 +26,7 @@ import {
   RpcStream,
   StreamFormat,
   getRpcContext,
+  MemoryStreamStore,
 } from '@nest-jsonrpc/server';
 import { IsString, MaxLength } from 'class-validator';
 import http from 'node:http';
@@ -340,7 +341,8 @@ describe('startup checks for stream methods', () => {
   }
 
   it('a disabled stream route fails startup with one error naming every live stream method', async () => {
-    @Module({ imports: [JsonRpcModule.forRoot()], providers: [TwoStreams] })
+    // Durable streams enabled: a durable method is started on /rpc and needs no stream route.
+    @Module({ imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore() } })], providers: [TwoStreams] })
     class Disabled {}
     const message = await boot(Disabled);
     expect(message).toContain(

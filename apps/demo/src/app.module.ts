@@ -4,11 +4,16 @@ import { BillingRpc } from './billing/billing.rpc.js';
 import { ClientPageModule } from './client-page/client-page.module.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
 import { MathRpc } from './math/math.rpc.js';
+import { ReportsRpc } from './reports/reports.rpc.js';
 import { StreamingDemoModule } from './streaming/streaming-demo.module.js';
 import { UsersRpc } from './users/users.rpc.js';
 
 @Module({
-  imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule, ClientPageModule],
-  providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc],
+  imports: [
+    JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true } }),
+    StreamingDemoModule,
+    ClientPageModule,
+  ],
+  providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc, ReportsRpc],
 })
 export class AppModule {}

@@ -16,6 +16,7 @@ export { RpcContext, getRpcContext } from './dispatch/rpc-context.js';
 export { RpcStartupError } from './registry/rpc-method-explorer.js';
 export type { RpcMethodDefinition } from './registry/rpc-method-definition.js';
 export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
+export * from './durable/index.js';
 export type { ParamViolation } from './params/param-violation.js';
 export { RpcErrorCode, RpcErrorMessage } from './protocol/error-codes.js';
 export type { RpcId, RpcErrorObject, RpcParamsValue } from './protocol/envelope.js';

@@ -7,10 +7,11 @@ import {
   type JsonRpcModuleAsyncOptions,
   type JsonRpcModuleOptions,
 } from './json-rpc.options.js';
+import { DurableStreamService } from './durable/durable-stream.service.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 
-const CORE_PROVIDERS: Provider[] = [RpcMetadataAccessor, RpcMethodExplorer, JsonRpcServer];
+const CORE_PROVIDERS: Provider[] = [RpcMetadataAccessor, RpcMethodExplorer, JsonRpcServer, DurableStreamService];
 
 /**
  * Serves every `@RpcMethod` of the application as JSON-RPC 2.0 on `POST <path>`.
@@ -40,7 +41,7 @@ export class JsonRpcModule {
       global: true,
       imports: [DiscoveryModule, ...imports],
       providers: [optionsProvider, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, DurableStreamService],
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { resolveDurableOptions, type JsonRpcDurableOptions, type ResolvedDurableOptions } from './durable/durable-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -44,6 +45,8 @@ export interface JsonRpcModuleOptions {
   /** Params handling. `rejectUnknown` (default true) answers -32602 for keys no parameter claims. */
   params?: { rejectUnknown?: boolean };
   security?: JsonRpcSecurityOptions;
+  /** Durable streams (started by `POST <path>`, attached at `GET <durable.path>/:id`). Default off. */
+  durable?: JsonRpcDurableOptions;
 }
 
 export interface JsonRpcModuleAsyncOptions {
@@ -71,12 +74,13 @@ export interface ResolvedJsonRpcOptions {
     readonly rolesMatch: RolesMatch;
     readonly rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
   };
+  readonly durable: ResolvedDurableOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security'],
+  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable'],
   stream: ['enabled', 'path', 'keepAliveMs', 'headers'],
   httpStatus: ['enabled'],
   params: ['rejectUnknown'],
@@ -131,6 +135,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   integer('stream.keepAliveMs', keepAliveMs, 0);
   const streamHeaders = resolveStreamHeaders(options.stream?.headers, problems);
   if (options.stream?.enabled && streamPath === path) problems.push(`"stream.path" must differ from "path" (both are "${path}")`);
+  const durable = resolveDurableOptions(options.durable, problems);
   if (problems.length) {
     throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.join('\n  - ')}`);
   }
@@ -143,6 +148,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     batchConcurrency,
     params: { rejectUnknown: options.params?.rejectUnknown ?? true },
     security: { rolesMatch, rolesResolver },
+    durable,
   });
 }
 
@@ -171,6 +177,12 @@ function resolveStreamHeaders(headers: JsonRpcStreamOptions['headers'], problems
 }
 
 function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
+  // Plain data only: option values that are instances (a store, a client) stay usable.
+  for (const v of Object.values(value)) if (v && typeof v === 'object' && isPlainData(v)) deepFreeze(v);
   return Object.freeze(value);
+}
+
+function isPlainData(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null || Array.isArray(value);
 }

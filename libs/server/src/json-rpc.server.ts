@@ -3,6 +3,8 @@ import { ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core
 import type { FastifyInstance } from 'fastify';
 import { RpcDispatcher } from './dispatch/rpc-dispatcher.js';
 import { RpcMethodInvoker } from './dispatch/rpc-method-invoker.js';
+import { durableHttpRoutes } from './durable/durable-http-routes.js';
+import { DurableStreamService } from './durable/durable-stream.service.js';
 import { jsonRpcHttpRoutes } from './http/rpc-http-routes.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './json-rpc.options.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
@@ -25,6 +27,7 @@ export class JsonRpcServer implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    private readonly durable: DurableStreamService,
   ) {}
 
   /** The methods this server serves (available once the app is initialised). */
@@ -40,6 +43,10 @@ export class JsonRpcServer implements OnModuleInit {
       invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef));
     }
     const dispatcher = new RpcDispatcher(invokers, this.options);
+    if (this.options.durable.enabled) {
+      this.durable.useRegistry(registry);
+      dispatcher.durableStarter = this.durable;
+    }
     const adapter = this.adapterHost.httpAdapter;
     if (!adapter) {
       this.logger.warn('No HTTP adapter (application context only): JSON-RPC routes are not mounted');
@@ -53,6 +60,9 @@ export class JsonRpcServer implements OnModuleInit {
     if (this.options.stream.enabled) {
       void fastify.register(jsonRpcStreamRoutes({ dispatcher, options: this.options, logger: this.logger }));
       this.logger.log(`Streaming on POST/GET ${this.options.stream.path}`);
+    }
+    if (this.options.durable.enabled) {
+      void fastify.register(durableHttpRoutes({ service: this.durable, options: this.options.durable, logger: this.logger }));
     }
   }
 }

@@ -8,6 +8,7 @@ import { isInvalidEnvelope, parseRequestEnvelope, type RpcErrorObject, type RpcI
 import { httpStatusForCode } from '../protocol/http-status.js';
 import { serializeBatch, serializeError, serializeResult, serializeSuccess } from '../protocol/response.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
+import type { DurableStreamStarter } from '../durable/durable-stream.service.js';
 import { RpcContext, type RpcHttpExchange } from './rpc-context.js';
 import type { RpcMethodInvoker } from './rpc-method-invoker.js';
 
@@ -33,6 +34,8 @@ function isPromiseLike(value: unknown): value is Promise<unknown> {
  */
 export class RpcDispatcher {
   private readonly logger = new Logger('JsonRpc');
+  /** Starts durable stream methods in the background instead of invoking them (set when `durable.enabled`). */
+  durableStarter: DurableStreamStarter | undefined;
 
   constructor(
     private readonly invokers: ReadonlyMap<string, RpcMethodInvoker>,
@@ -100,7 +103,7 @@ export class RpcDispatcher {
     let result: unknown;
     try {
       if (definition.roles.length) this.checkRoles(definition, ctx);
-      result = invoker.invoke(ctx);
+      result = definition.stream?.durable && this.durableStarter ? this.durableStarter.start(invoker, ctx) : invoker.invoke(ctx);
     } catch (error) {
       return this.failure(id, isNotification, error, method, exchange);
     }

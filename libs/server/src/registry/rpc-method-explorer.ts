@@ -60,6 +60,9 @@ export class RpcMethodExplorer {
         const previous = owners.get(definition.name);
         if (previous) problems.push(`duplicate method name "${definition.name}" on ${previous} and ${where}`);
         else owners.set(definition.name, where);
+        if (definition.stream?.durable && !this.options.durable.enabled) {
+          problems.push(`${where} ("${definition.name}") is a durable stream (@RpcStream({ durable: true })) but durable streams are disabled: set durable: { enabled: true } in JsonRpcModule options`);
+        }
         definitions.push(definition);
       }
     }

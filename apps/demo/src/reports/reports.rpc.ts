@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { RpcMethod, RpcStream, progress, type RpcContext } from '@nest-jsonrpc/server';
+
+const STAGES = ['collecting invoices', 'reconciling payments', 'computing totals', 'rendering PDF'];
+
+const wait = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+@Injectable()
+export class ReportsRpc {
+  /**
+   * A durable stream: `POST /rpc` answers `{stream_id, sse_url, status}` at once, the report is
+   * built in the background, and its progress can be watched (and resumed) at `sse_url`.
+   */
+  @RpcMethod('report.generate', { description: 'Builds a report in the background, emitting progress; attach to sse_url to watch.' })
+  @RpcStream({ durable: true })
+  async *generate(params: { steps?: number; delayMs?: number } | undefined, ctx: RpcContext) {
+    const steps = Math.min(Math.max(Math.trunc(params?.steps ?? 20), 1), 1000);
+    const delayMs = Math.min(Math.max(Math.trunc(params?.delayMs ?? 500), 0), 10_000);
+    for (let step = 1; step <= steps; step++) {
+      await wait(delayMs, ctx.signal);
+      if (ctx.signal.aborted) return;
+      const stage = STAGES[Math.min(STAGES.length - 1, Math.floor(((step - 1) / steps) * STAGES.length))];
+      yield progress({ percent: Math.round((step / steps) * 100), stage });
+    }
+    yield { report: `/reports/${ctx.requestId}.pdf`, pages: steps * 3 };
+  }
+}

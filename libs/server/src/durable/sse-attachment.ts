@@ -1,0 +1,102 @@
+import type { ServerResponse } from 'node:http';
+import type { DurableStreamEvent } from './durable-event.js';
+import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
+import { SSE_KEEP_ALIVE_FRAME, sseEventFrames } from './sse-event-format.js';
+
+/**
+ * One attached `GET <path>/:id` response. Writes each delivered page in one socket write, pauses
+ * its subscription while the socket's buffer is full (resumed on `drain`), and ends the response
+ * after the terminal event. The client going away only detaches it: the stream runs on.
+ */
+export class SseAttachment implements DurableEventSink {
+  /** Something was written since the last keep-alive tick. */
+  wroteSinceTick = true;
+  private subscription: DurableSubscription | undefined;
+
+  constructor(
+    readonly res: ServerResponse,
+    private readonly onClosed: (attachment: SseAttachment) => void,
+  ) {
+    res.on('drain', this.onDrain);
+    res.once('close', this.onClose);
+  }
+
+  bind(subscription: DurableSubscription): void {
+    this.subscription = subscription;
+  }
+
+  deliver(events: readonly DurableStreamEvent[]): boolean {
+    const res = this.res;
+    if (res.writableEnded || res.destroyed) return false;
+    this.wroteSinceTick = true;
+    return res.write(sseEventFrames(events));
+  }
+
+  finish(error?: unknown): void {
+    // On a store failure the response just ends: the client reconnects with Last-Event-ID.
+    void error;
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  /** Called every keepAliveMs: a comment frame unless an event went out meanwhile. */
+  keepAlive(): void {
+    if (this.wroteSinceTick) {
+      this.wroteSinceTick = false;
+      return;
+    }
+    const res = this.res;
+    if (!res.writableEnded && !res.destroyed && res.writableLength === 0) res.write(SSE_KEEP_ALIVE_FRAME);
+  }
+
+  /** Server shutdown: end the response; the client will reconnect (elsewhere) and resume. */
+  end(): void {
+    this.subscription?.close();
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private readonly onDrain = (): void => {
+    this.subscription?.resume();
+  };
+
+  private readonly onClose = (): void => {
+    this.res.off('drain', this.onDrain);
+    this.subscription?.close();
+    this.onClosed(this);
+  };
+}
+
+/** Every attached SSE response of this process, with one shared keep-alive timer for all of them. */
+export class SseAttachments {
+  private readonly attachments = new Set<SseAttachment>();
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(keepAliveMs: number) {
+    if (keepAliveMs > 0) {
+      this.timer = setInterval(() => {
+        for (const attachment of this.attachments) attachment.keepAlive();
+      }, keepAliveMs);
+      this.timer.unref();
+    }
+  }
+
+  get size(): number {
+    return this.attachments.size;
+  }
+
+  open(res: ServerResponse): SseAttachment {
+    const attachment = new SseAttachment(res, this.remove);
+    this.attachments.add(attachment);
+    return attachment;
+  }
+
+  /** Ends every response and stops the timer. */
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const attachment of [...this.attachments]) attachment.end();
+    this.attachments.clear();
+  }
+
+  private readonly remove = (attachment: SseAttachment): void => {
+    this.attachments.delete(attachment);
+  };
+}

@@ -1,0 +1,39 @@
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { transformFileSync } from '@swc/core';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return tsFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/**
+ * Compiles the server sources and the child app into `outDir` with swc (as jest does), so a test
+ * can run the app in a real, killable process without a prior build. `node_modules` is linked in.
+ */
+export function compileChildApp(outDir: string): string {
+  const sources = [...tsFiles(join(root, 'libs/server/src')), join(root, 'test/durable/support/child-app.ts')];
+  for (const file of sources) {
+    const { code } = transformFileSync(file, {
+      jsc: {
+        target: 'es2022',
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        keepClassNames: true,
+      },
+      module: { type: 'es6' },
+    });
+    const out = join(outDir, relative(root, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, code);
+  }
+  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
+  symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'), 'dir');
+  return join(outDir, 'test/durable/support/child-app.js');
+}
