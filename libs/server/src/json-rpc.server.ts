@@ -7,6 +7,7 @@ import { jsonRpcHttpRoutes } from './http/rpc-http-routes.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './json-rpc.options.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
+import { RpcCallPolicyFactory } from './security/rpc-call-policy.js';
 
 /**
  * Wires the pieces at bootstrap: explore methods, build one invoker per method, mount the routes
@@ -24,6 +25,7 @@ export class JsonRpcServer implements OnModuleInit {
     private readonly moduleRef: ModuleRef,
     private readonly adapterHost: HttpAdapterHost,
     @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    private readonly policies: RpcCallPolicyFactory,
   ) {}
 
   /** The methods this server serves (available once the app is initialised). */
@@ -35,9 +37,13 @@ export class JsonRpcServer implements OnModuleInit {
   onModuleInit(): void {
     const registry = (this.registryRef = this.explorer.explore());
     const invokers = new Map<string, RpcMethodInvoker>();
+    let guarded = 0;
     for (const definition of registry.all()) {
-      invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef));
+      const policy = this.policies.policyFor(definition);
+      if (policy) guarded++;
+      invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef, policy));
     }
+    if (guarded) this.logger.log(`${guarded} method(s) with roles, rate limits or caching; ${this.policies.describeStores()}`);
     const dispatcher = new RpcDispatcher(invokers, this.options);
     const adapter = this.adapterHost.httpAdapter;
     if (!adapter) {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { RpcExceptionMapper } from '../errors/exception-mapper.js';
-import { RpcAccessDeniedException } from '../errors/rpc-exceptions.js';
+import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
 import { RpcErrorCode } from '../protocol/error-codes.js';
 import { isInvalidEnvelope, parseRequestEnvelope, type RpcErrorObject, type RpcId } from '../protocol/envelope.js';
@@ -85,7 +85,7 @@ export class RpcDispatcher {
     if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
     let result: unknown;
     try {
-      if (definition.roles.length) this.checkRoles(definition, ctx);
+      // Roles, rate limit and cache run inside (the invoker's RpcCallPolicy), after the app's guards.
       result = invoker.invoke(ctx);
     } catch (error) {
       return this.failure(id, isNotification, error, method, exchange);
@@ -101,6 +101,7 @@ export class RpcDispatcher {
 
   private success(id: RpcId, isNotification: boolean, value: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {
     if (isNotification) return undefined;
+    if (value instanceof RpcSerializedResult) return serializeSuccess(id, value.json);
     let json: string;
     try {
       json = serializeResult(value);
@@ -118,18 +119,6 @@ export class RpcDispatcher {
       if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
     }
     return this.errorText(id, errorObject, exchange);
-  }
-
-  private checkRoles(definition: RpcMethodDefinition, ctx: RpcContext): void {
-    const have = ctx.roles;
-    const need = definition.roles;
-    const ok = definition.rolesMatch === 'all' ? need.every((r) => have.includes(r)) : need.some((r) => have.includes(r));
-    if (ok) return;
-    throw new RpcAccessDeniedException(
-      definition.rolesMatch === 'all'
-        ? `All of the following roles are required: ${need.join(', ')}`
-        : `One of the following roles is required: ${need.join(', ')}`,
-    );
   }
 
   private noteDeprecation(definition: RpcMethodDefinition, exchange: RpcHttpExchange): void {
