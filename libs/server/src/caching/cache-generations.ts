@@ -7,8 +7,8 @@ import type { Cache } from 'cache-manager';
  * can neither list keys nor delete by pattern.
  */
 export interface CacheGenerations {
-  /** The current generations of `names`, joined; synchronous when they live in this process. */
-  read(names: readonly string[]): string | Promise<string>;
+  /** The current generations of `names` then `extra`, joined; synchronous when they live in this process. */
+  read(names: readonly string[], extra: string): string | Promise<string>;
   bump(names: readonly string[]): Promise<void>;
 }
 
@@ -17,14 +17,19 @@ function freshToken(): string {
   return `${Date.now().toString(36)}${(counter++ % 1296).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
+const ZEROS: string[] = [];
+
 /** Generations in a Map: for the module's own in-process cache, which no other instance sees. */
 export class LocalCacheGenerations implements CacheGenerations {
   private readonly generations = new Map<string, string>();
 
-  read(names: readonly string[]): string {
+  read(names: readonly string[], extra: string): string {
+    const generations = this.generations;
+    // Nothing purged yet: the common case costs no lookup at all.
+    if (generations.size === 0) return (ZEROS[names.length] ??= '0.'.repeat(names.length) + '0');
     let out = '';
-    for (let i = 0; i < names.length; i++) out += (i ? '.' : '') + (this.generations.get(names[i]) ?? '0');
-    return out;
+    for (let i = 0; i < names.length; i++) out += (generations.get(names[i]) ?? '0') + '.';
+    return out + (generations.get(extra) ?? '0');
   }
 
   async bump(names: readonly string[]): Promise<void> {
@@ -42,8 +47,10 @@ export class StoredCacheGenerations implements CacheGenerations {
     private readonly keyPrefix: string,
   ) {}
 
-  async read(names: readonly string[]): Promise<string> {
-    const values = await this.cache.mget<string>(names.map((n) => `${this.keyPrefix}gen:${n}`));
+  async read(names: readonly string[], extra: string): Promise<string> {
+    const keys = names.map((n) => `${this.keyPrefix}gen:${n}`);
+    keys.push(`${this.keyPrefix}gen:${extra}`);
+    const values = await this.cache.mget<string>(keys);
     return values.map((v) => (typeof v === 'string' ? v : '0')).join('.');
   }
 

@@ -1,15 +1,15 @@
-import type { Cache } from 'cache-manager';
 import type { FastifyRequest } from 'fastify';
 import type { RpcCacheOptions, RpcCacheScope } from '../decorators/rpc-cache.decorator.js';
 import type { RpcContext } from '../dispatch/rpc-context.js';
 import { callerUserId, type UserIdResolver } from '../security/caller-identity.js';
 import type { CacheGenerations } from './cache-generations.js';
+import type { RpcResultStore } from './result-stores.js';
 import { paramsHash } from './stable-params-hash.js';
 
-/** The store behind every `@RpcCache` method: a cache-manager `Cache` plus its generations. */
+/** The store behind every `@RpcCache` method, plus its generations. */
 export class RpcResultCache {
   constructor(
-    readonly cache: Cache,
+    readonly store: RpcResultStore,
     readonly generations: CacheGenerations,
     readonly keyPrefix: string,
     /** Where the cache lives, for the startup log: `memory`, `CACHE_MANAGER` or `redis`. */
@@ -88,15 +88,15 @@ export class RpcMethodCache {
   keyFor(ctx: RpcContext): string | Promise<string> {
     const hash = paramsHash(ctx.params);
     const head = `${this.keyHead}${JSON.stringify(this.scopeOf(ctx))}${hash}:`;
-    const generations = this.store.generations.read([...this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash)]);
+    const generations = this.store.generations.read(this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash));
     return typeof generations === 'string' ? head + generations : generations.then((g) => head + g);
   }
 
-  get(key: string): Promise<string | undefined> {
-    return this.store.cache.get<string>(key);
+  get(key: string): string | undefined | Promise<string | undefined> {
+    return this.store.store.get(key);
   }
 
-  set(key: string, json: string): Promise<unknown> {
-    return this.store.cache.set(key, json, this.ttlMs);
+  set(key: string, json: string): void | Promise<unknown> {
+    return this.store.store.set(key, json, this.ttlMs);
   }
 }

@@ -12,7 +12,14 @@ export function stableJson(value: unknown): string {
     for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + stableJson(value[i]);
     return out + ']';
   }
-  const keys = Object.keys(value).sort();
+  const keys = Object.keys(value);
+  // Most clients send keys in one order every time; sort only when they are not already sorted.
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      keys.sort();
+      break;
+    }
+  }
   let out = '{';
   let first = true;
   for (const key of keys) {
@@ -24,8 +31,15 @@ export function stableJson(value: unknown): string {
   return out + '}';
 }
 
-/** A short stable digest of a call's params; absent params hash differently from `{}` and `[]`. */
+/** Params whose stable JSON is at most this long are keyed by that JSON itself: hashing costs more than it saves. */
+const INLINE_MAX = 96;
+
+/**
+ * A stable, unambiguous digest of a call's params: their stable JSON when short (starts with
+ * `{`, `[` or a literal), else `#` + its SHA-256. Absent params give `-`, distinct from `{}` and `[]`.
+ */
 export function paramsHash(params: unknown): string {
   if (params === undefined) return '-';
-  return createHash('sha256').update(stableJson(params)).digest('base64url');
+  const json = stableJson(params);
+  return json.length <= INLINE_MAX ? json : `#${createHash('sha256').update(json).digest('base64url')}`;
 }

@@ -34,42 +34,92 @@ export class RpcCallPolicy {
 
   run(ctx: RpcContext, target: RpcPolicyTarget): unknown {
     if (this.access !== undefined) this.access.check(ctx.roles);
-    if (this.limiter !== undefined) return this.limited(ctx, target);
-    if (this.cache === undefined || ctx.isNotification) return target.invokeHandler(ctx);
-    return this.cached(ctx, target);
+    if (this.limiter !== undefined) {
+      const counting = this.limiter.consume(ctx);
+      if (counting !== undefined) return this.afterCounting(counting, ctx, target);
+    }
+    return this.afterLimit(ctx, target);
   }
 
-  private async limited(ctx: RpcContext, target: RpcPolicyTarget): Promise<unknown> {
-    await this.limiter!.consume(ctx);
+  private async afterCounting(counting: Promise<unknown>, ctx: RpcContext, target: RpcPolicyTarget): Promise<unknown> {
+    await counting;
+    return this.afterLimit(ctx, target);
+  }
+
+  private afterLimit(ctx: RpcContext, target: RpcPolicyTarget): unknown {
     // Notifications are counted (their handler runs) but never read from nor written to the cache.
     if (this.cache === undefined || ctx.isNotification) return target.invokeHandler(ctx);
     return this.cached(ctx, target);
   }
 
-  private async cached(ctx: RpcContext, target: RpcPolicyTarget): Promise<unknown> {
+  /**
+   * Serve from the cache or fill it. Stays synchronous while the store and the handler are (the
+   * in-process store on a hit), so a hit costs a key and a Map lookup.
+   */
+  private cached(ctx: RpcContext, target: RpcPolicyTarget): unknown {
     const cache = this.cache!;
     // Computing the key runs the scope function: its errors are the app's bug, answered -32603.
-    const pendingKey = cache.keyFor(ctx);
+    const key = cache.keyFor(ctx);
+    if (typeof key !== 'string') return this.cachedAsync(key, ctx, target);
+    let hit: string | undefined | Promise<string | undefined>;
+    try {
+      hit = cache.get(key);
+    } catch (error) {
+      this.storeFailed(error, ctx.method);
+      return this.fill(undefined, ctx, target);
+    }
+    if (typeof hit === 'string') return new RpcSerializedResult(hit);
+    if (hit === undefined) return this.fill(key, ctx, target);
+    return this.cachedAsync(key, ctx, target, hit);
+  }
+
+  private async cachedAsync(
+    pendingKey: string | Promise<string>,
+    ctx: RpcContext,
+    target: RpcPolicyTarget,
+    pendingHit?: Promise<string | undefined>,
+  ): Promise<unknown> {
     let key: string | undefined;
     try {
-      key = typeof pendingKey === 'string' ? pendingKey : await pendingKey;
-      const hit = await cache.get(key);
+      key = await pendingKey;
+      const hit = await (pendingHit ?? this.cache!.get(key));
       if (typeof hit === 'string') return new RpcSerializedResult(hit);
     } catch (error) {
       // A cache outage must not take the API down: serve uncached.
       this.storeFailed(error, ctx.method);
       key = undefined;
     }
-    const value = await target.invokeHandler(ctx);
-    const json = serializeResult(value);
-    if (key !== undefined) {
-      try {
-        await cache.set(key, json);
-      } catch (error) {
-        this.storeFailed(error, ctx.method);
-      }
+    return this.fill(key, ctx, target);
+  }
+
+  /** Runs the handler and stores its JSON under `key` (none: the store failed, just answer). */
+  private fill(key: string | undefined, ctx: RpcContext, target: RpcPolicyTarget): unknown {
+    const value = target.invokeHandler(ctx);
+    if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
+      return (value as Promise<unknown>).then((settled) => this.store(key, settled, ctx.method));
     }
-    return new RpcSerializedResult(json);
+    return this.store(key, value, ctx.method);
+  }
+
+  private store(key: string | undefined, value: unknown, method: string): RpcSerializedResult | Promise<RpcSerializedResult> {
+    const result = new RpcSerializedResult(serializeResult(value));
+    if (key === undefined) return result;
+    let writing: void | Promise<unknown>;
+    try {
+      writing = this.cache!.set(key, result.json);
+    } catch (error) {
+      this.storeFailed(error, method);
+      return result;
+    }
+    if (writing === undefined) return result;
+    // Answer once the entry is written, so the caller's next call finds it.
+    return writing.then(
+      () => result,
+      (error) => {
+        this.storeFailed(error, method);
+        return result;
+      },
+    );
   }
 
   private storeFailed(error: unknown, method: string): void {
@@ -101,6 +151,7 @@ export class RpcCallPolicyFactory {
           definition.name,
           definition.rateLimit,
           this.stores.throttlerGuard(),
+          this.stores.throttlerStorage(),
           this.stores.bypass(),
           security.userIdResolver,
           definition.classRef,

@@ -4,7 +4,7 @@ import { ThrottlerStorage } from '@nestjs/throttler';
 import { createCache, type Cache } from 'cache-manager';
 import { Keyv } from 'keyv';
 import type { Redis } from 'ioredis';
-import { BoundedMap } from '../caching/bounded-map.js';
+import { CacheManagerResultStore, MemoryResultStore } from '../caching/result-stores.js';
 import { LocalCacheGenerations, StoredCacheGenerations } from '../caching/cache-generations.js';
 import { RpcResultCache } from '../caching/rpc-result-cache.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../json-rpc.options.js';
@@ -31,7 +31,7 @@ interface RedisConnections {
  * - the `redis` option: both in Redis, shared by every instance;
  * - otherwise counters in the app's `ThrottlerModule` storage when it has one, else in process;
  * - and results in the app's `CACHE_MANAGER` when `@nestjs/cache-manager` is registered, else in
- *   an in-process cache-manager (Keyv over a bounded Map).
+ *   a bounded in-process TTL map (see MemoryResultStore).
  * The app's own providers are looked up when first needed (at bootstrap, after every module has
  * been instantiated), not injected, so none of them is required.
  */
@@ -74,13 +74,18 @@ export class RpcPolicyStores implements OnApplicationShutdown {
     if (this.cacheStore) return this.cacheStore;
     if (this.redis) {
       const { cache, keyPrefix } = this.redis;
-      return (this.cacheStore = new RpcResultCache(cache, new StoredCacheGenerations(cache, keyPrefix), keyPrefix, 'redis'));
+      return (this.cacheStore = new RpcResultCache(new CacheManagerResultStore(cache), new StoredCacheGenerations(cache, keyPrefix), keyPrefix, 'redis'));
     }
     const appCache = this.lookup<Cache>(CACHE_MANAGER_TOKEN);
     if (appCache) {
-      return (this.cacheStore = new RpcResultCache(appCache, new StoredCacheGenerations(appCache, DEFAULT_KEY_PREFIX), DEFAULT_KEY_PREFIX, 'CACHE_MANAGER'));
+      return (this.cacheStore = new RpcResultCache(
+        new CacheManagerResultStore(appCache),
+        new StoredCacheGenerations(appCache, DEFAULT_KEY_PREFIX),
+        DEFAULT_KEY_PREFIX,
+        'CACHE_MANAGER',
+      ));
     }
-    const memory = createCache({ stores: [new Keyv({ store: new BoundedMap(MEMORY_CACHE_MAX_ENTRIES) })] });
+    const memory = new MemoryResultStore(MEMORY_CACHE_MAX_ENTRIES);
     return (this.cacheStore = new RpcResultCache(memory, new LocalCacheGenerations(), DEFAULT_KEY_PREFIX, 'memory'));
   }
 
