@@ -2,7 +2,9 @@
  * Shared pieces of the security suites: a header-based identity (as an auth guard or a Fastify
  * hook would set it) and helpers to build calls.
  */
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 
 /** `x-user: alice` and `x-roles: admin,ops` become `request.user` = { id: 'alice', roles: [...] }. */
 export function headerIdentity(app: NestFastifyApplication): void {
@@ -29,3 +31,17 @@ export const notification = (method: string, params?: unknown) =>
 
 /** Redis for the suites that need one: REDIS_URL or the local default; unique prefix per run. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Boots `module` without listening and returns the startup error (Nest would otherwise exit the process). */
+export async function startupError(module: Type<unknown>): Promise<Error> {
+  let app: Awaited<ReturnType<typeof NestFactory.create>> | undefined;
+  try {
+    app = await NestFactory.create(module, new FastifyAdapter(), { logger: false, abortOnError: false });
+    await app.init();
+  } catch (error) {
+    return error as Error;
+  } finally {
+    await app?.close().catch(() => undefined);
+  }
+  throw new Error('the application started');
+}
