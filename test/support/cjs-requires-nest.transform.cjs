@@ -1,3 +1,4 @@
+/* global module */
 /**
  * jest transform for CommonJS packages that require Nest 12 (ESM only): see
  * nest-esm-for-cjs.setup.ts. Rewrites `require("@nestjs/common"|"@nestjs/core")` to the ESM

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { createCache, type Cache } from 'cache-manager';
-import { Keyv } from 'keyv';
+import type { Cache } from 'cache-manager';
 import type { Redis } from 'ioredis';
 import { CacheManagerResultStore, MemoryResultStore } from '../caching/result-stores.js';
 import { LocalCacheGenerations, StoredCacheGenerations } from '../caching/cache-generations.js';
@@ -49,11 +48,18 @@ export class RpcPolicyStores implements OnApplicationShutdown {
     private readonly redis: RedisConnections | undefined,
   ) {}
 
-  /** Opens the Redis connections when the `redis` option asks for them (packages loaded only then). */
+  /**
+   * Opens the Redis connections when the `redis` option asks for them. ioredis, @keyv/redis, keyv
+   * and cache-manager are loaded only then: apps without the option need none of them.
+   */
   static async create(options: ResolvedJsonRpcOptions, moduleRef: ModuleRef): Promise<RpcPolicyStores> {
     if (!options.redis) return new RpcPolicyStores(options, moduleRef, undefined);
     const { url, keyPrefix } = options.redis;
-    const [{ Redis }, { default: KeyvRedis }] = await Promise.all([import('ioredis'), import('@keyv/redis')]);
+    // One after the other: jest's ESM loader fails on concurrent imports sharing a dependency.
+    const { Redis } = await import('ioredis');
+    const { Keyv } = await import('keyv');
+    const { default: KeyvRedis } = await import('@keyv/redis');
+    const { createCache } = await import('cache-manager');
     const throttler = new Redis(url, { maxRetriesPerRequest: 2 });
     const cache = createCache({ stores: [new Keyv({ store: new KeyvRedis(url), namespace: undefined, useKeyPrefix: false })] });
     return new RpcPolicyStores(options, moduleRef, { throttler, cache, keyPrefix });
