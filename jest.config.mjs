@@ -16,7 +16,12 @@ const swc = [
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': swc },
+  transform: {
+    '^.+\\.ts$': swc,
+    // CommonJS packages that require Nest (ESM only): see test/support/nest-esm-for-cjs.setup.ts.
+    '/node_modules/@nestjs/throttler/.+\\.js$': '<rootDir>/test/support/cjs-requires-nest.transform.cjs',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
   moduleNameMapper: {
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
@@ -24,7 +29,7 @@ export default {
   },
   testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  setupFiles: ['reflect-metadata'],
+  setupFiles: ['reflect-metadata', '<rootDir>/test/support/nest-esm-for-cjs.setup.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.mjs'],
 };

@@ -56,7 +56,7 @@ console.log('PORT=' + port);
 
 function peerVersions(): Record<string, string> {
   const read = (name: string) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version as string;
-  const names = ['@types/node', '@nestjs/common', '@nestjs/core', '@nestjs/platform-fastify', 'fastify', 'class-validator', 'class-transformer', 'reflect-metadata', 'rxjs'];
+  const names = ['@types/node', '@nestjs/throttler', '@nestjs/common', '@nestjs/core', '@nestjs/platform-fastify', 'fastify', 'class-validator', 'class-transformer', 'reflect-metadata', 'rxjs'];
   return Object.fromEntries(names.map((n) => [n, read(n)]));
 }
 

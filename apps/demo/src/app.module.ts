@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
+import { AccountModule } from './account/account.module.js';
 import { BillingRpc } from './billing/billing.rpc.js';
 import { ClientPageModule } from './client-page/client-page.module.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
@@ -13,6 +14,7 @@ import { UsersRpc } from './users/users.rpc.js';
     JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true } }),
     StreamingDemoModule,
     ClientPageModule,
+    AccountModule,
   ],
   providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc, ReportsRpc],
 })

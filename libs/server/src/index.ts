@@ -5,6 +5,7 @@ export {
   type JsonRpcModuleOptions,
   type JsonRpcModuleAsyncOptions,
   type JsonRpcSecurityOptions,
+  type JsonRpcRedisOptions,
   type JsonRpcStreamOptions,
   DEFAULT_STREAM_HEADERS,
   type ResolvedJsonRpcOptions,
@@ -42,3 +43,10 @@ export {
   type StreamFrameEncoder,
 } from './streaming/frame-encoders.js';
 export { serializeStreamRow } from './streaming/row-serializer.js';
+export { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
+export { RpcThrottlerGuard } from './throttling/rpc-throttler.guard.js';
+export { RPC_RATE_LIMIT_BYPASS, type RpcRateLimitBypass } from './throttling/rate-limit-bypass.js';
+export { RpcMemoryThrottlerStorage } from './throttling/rpc-memory-throttler.storage.js';
+export { RpcRedisThrottlerStorage } from './throttling/rpc-redis-throttler.storage.js';
+export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
+export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';

@@ -10,8 +10,19 @@ import {
 import { DurableStreamService } from './durable/durable-stream.service.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
+import { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
+import { RpcCallPolicyFactory } from './security/rpc-call-policy.js';
+import { RPC_POLICY_STORES_PROVIDER } from './security/rpc-policy-stores.js';
 
-const CORE_PROVIDERS: Provider[] = [RpcMetadataAccessor, RpcMethodExplorer, JsonRpcServer, DurableStreamService];
+const CORE_PROVIDERS: Provider[] = [
+  RpcMetadataAccessor,
+  RpcMethodExplorer,
+  JsonRpcServer,
+  RPC_POLICY_STORES_PROVIDER,
+  RpcCallPolicyFactory,
+  RpcCacheInvalidator,
+  DurableStreamService,
+];
 
 /**
  * Serves every `@RpcMethod` of the application as JSON-RPC 2.0 on `POST <path>`.
@@ -41,7 +52,7 @@ export class JsonRpcModule {
       global: true,
       imports: [DiscoveryModule, ...imports],
       providers: [optionsProvider, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, DurableStreamService],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, DurableStreamService, RpcCacheInvalidator],
     };
   }
 }

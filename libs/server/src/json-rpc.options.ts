@@ -8,6 +8,29 @@ export interface JsonRpcSecurityOptions {
   rolesMatch?: RolesMatch;
   /** Who is calling, as roles. Default: `request.user.roles`. */
   rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
+  /** Name the missing roles in the -32001 message (default true); false answers `Access denied`. */
+  exposeRoleNames?: boolean;
+  /** Roles of every method that gets none from its own options, `publicMethods`, `publicPrefixes` or `prefixRoles`. */
+  defaultRoles?: readonly string[];
+  /** Methods open to everyone even when `defaultRoles` is set. */
+  publicMethods?: readonly string[];
+  /** Method-name prefixes open to everyone even when `defaultRoles` is set (`'health.'`). */
+  publicPrefixes?: readonly string[];
+  /** Roles per method-name prefix (`{ 'admin.': ['admin'] }`); the longest matching prefix wins. */
+  prefixRoles?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Who is calling, as one stable string, for `scope: 'user'` of rate limits and caches.
+   * Default: `request.user.id`, else `.sub`, else `.username`. Undefined means anonymous.
+   */
+  userIdResolver?: (request: FastifyRequest) => string | number | undefined;
+}
+
+/** Where rate-limit counters and cached results live when several instances serve one API. */
+export interface JsonRpcRedisOptions {
+  /** `redis://host:port/db`. */
+  url: string;
+  /** Prefix of every key written (default `nest-jsonrpc:`), so apps can share one Redis. */
+  keyPrefix?: string;
 }
 
 export interface JsonRpcStreamOptions {
@@ -47,6 +70,8 @@ export interface JsonRpcModuleOptions {
   security?: JsonRpcSecurityOptions;
   /** Durable streams (started by `POST <path>`, attached at `GET <durable.path>/:id`). Default off. */
   durable?: JsonRpcDurableOptions;
+  /** Put `@RpcRateLimit` counters and the `@RpcCache` store in Redis, shared by every instance. */
+  redis?: JsonRpcRedisOptions;
 }
 
 export interface JsonRpcModuleAsyncOptions {
@@ -73,18 +98,35 @@ export interface ResolvedJsonRpcOptions {
   readonly security: {
     readonly rolesMatch: RolesMatch;
     readonly rolesResolver?: (request: FastifyRequest) => readonly string[] | undefined;
+    readonly exposeRoleNames: boolean;
+    readonly defaultRoles: readonly string[];
+    readonly publicMethods: readonly string[];
+    readonly publicPrefixes: readonly string[];
+    readonly prefixRoles: Readonly<Record<string, readonly string[]>>;
+    readonly userIdResolver?: (request: FastifyRequest) => string | number | undefined;
   };
   readonly durable: ResolvedDurableOptions;
+  readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable'],
+  '': ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis'],
   stream: ['enabled', 'path', 'keepAliveMs', 'headers'],
   httpStatus: ['enabled'],
   params: ['rejectUnknown'],
-  security: ['rolesMatch', 'rolesResolver'],
+  security: [
+    'rolesMatch',
+    'rolesResolver',
+    'exposeRoleNames',
+    'defaultRoles',
+    'publicMethods',
+    'publicPrefixes',
+    'prefixRoles',
+    'userIdResolver',
+  ],
+  redis: ['url', 'keyPrefix'],
 };
 
 /**
@@ -104,7 +146,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     }
   };
   checkKeys('', options);
-  for (const section of ['stream', 'httpStatus', 'params', 'security'] as const) checkKeys(section, options[section]);
+  for (const section of ['stream', 'httpStatus', 'params', 'security', 'redis'] as const) checkKeys(section, options[section]);
 
   const path = options.path ?? '/rpc';
   const streamPath = options.stream?.path ?? '/rpc/stream';
@@ -124,7 +166,10 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   if (rolesMatch !== 'any' && rolesMatch !== 'all') problems.push(`"security.rolesMatch" must be "any" or "all", got ${JSON.stringify(rolesMatch)}`);
   const rolesResolver = options.security?.rolesResolver;
   if (rolesResolver !== undefined && typeof rolesResolver !== 'function') problems.push('"security.rolesResolver" must be a function');
+  const security = resolveSecurityLists(options.security, problems);
+  const redis = resolveRedis(options.redis, problems);
   for (const [name, value] of [
+    ['security.exposeRoleNames', options.security?.exposeRoleNames],
     ['stream.enabled', options.stream?.enabled],
     ['httpStatus.enabled', options.httpStatus?.enabled],
     ['params.rejectUnknown', options.params?.rejectUnknown],
@@ -147,8 +192,9 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     maxBatchSize,
     batchConcurrency,
     params: { rejectUnknown: options.params?.rejectUnknown ?? true },
-    security: { rolesMatch, rolesResolver },
+    security: { rolesMatch, rolesResolver, ...security },
     durable,
+    redis,
   });
 }
 
@@ -174,6 +220,54 @@ function resolveStreamHeaders(headers: JsonRpcStreamOptions['headers'], problems
     } else resolved[key] = value;
   }
   return resolved;
+}
+
+function isRoleList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((r) => typeof r === 'string' && r.length > 0);
+}
+
+function resolveSecurityLists(security: JsonRpcSecurityOptions | undefined, problems: string[]) {
+  const list = (name: 'defaultRoles' | 'publicMethods' | 'publicPrefixes'): readonly string[] => {
+    const value = security?.[name];
+    if (value === undefined) return [];
+    if (!isRoleList(value)) {
+      problems.push(`"security.${name}" must be an array of non-empty strings`);
+      return [];
+    }
+    return [...value];
+  };
+  const prefixRoles: Record<string, readonly string[]> = {};
+  const given = security?.prefixRoles;
+  if (given !== undefined) {
+    if (given === null || typeof given !== 'object' || Array.isArray(given)) problems.push('"security.prefixRoles" must be an object of prefix -> roles');
+    else {
+      for (const [prefix, roles] of Object.entries(given)) {
+        if (prefix.length === 0) problems.push('"security.prefixRoles" has an empty prefix');
+        else if (!isRoleList(roles) || roles.length === 0) problems.push(`"security.prefixRoles['${prefix}']" must be a non-empty array of non-empty strings`);
+        else prefixRoles[prefix] = [...roles];
+      }
+    }
+  }
+  const userIdResolver = security?.userIdResolver;
+  if (userIdResolver !== undefined && typeof userIdResolver !== 'function') problems.push('"security.userIdResolver" must be a function');
+  return {
+    exposeRoleNames: security?.exposeRoleNames ?? true,
+    defaultRoles: list('defaultRoles'),
+    publicMethods: list('publicMethods'),
+    publicPrefixes: list('publicPrefixes'),
+    prefixRoles,
+    userIdResolver,
+  };
+}
+
+function resolveRedis(redis: JsonRpcRedisOptions | undefined, problems: string[]) {
+  if (redis === undefined || redis === null || typeof redis !== 'object') return undefined;
+  if (typeof redis.url !== 'string' || !/^rediss?:\/\//.test(redis.url)) {
+    problems.push('"redis.url" must be a redis:// or rediss:// URL');
+  }
+  const keyPrefix = redis.keyPrefix ?? 'nest-jsonrpc:';
+  if (typeof keyPrefix !== 'string') problems.push('"redis.keyPrefix" must be a string');
+  return { url: redis.url, keyPrefix };
 }
 
 function deepFreeze<T extends object>(value: T): T {

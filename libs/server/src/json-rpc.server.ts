@@ -10,6 +10,7 @@ import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './json-rpc
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import { jsonRpcStreamRoutes } from './streaming/rpc-stream-routes.js';
 import type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
+import { RpcCallPolicyFactory } from './security/rpc-call-policy.js';
 
 /**
  * Wires the pieces at bootstrap: explore methods, build one invoker per method, mount the routes
@@ -28,6 +29,7 @@ export class JsonRpcServer implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
     private readonly durable: DurableStreamService,
+    private readonly policies: RpcCallPolicyFactory,
   ) {}
 
   /** The methods this server serves (available once the app is initialised). */
@@ -39,9 +41,13 @@ export class JsonRpcServer implements OnModuleInit {
   onModuleInit(): void {
     const registry = (this.registryRef = this.explorer.explore());
     const invokers = new Map<string, RpcMethodInvoker>();
+    let guarded = 0;
     for (const definition of registry.all()) {
-      invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef));
+      const policy = this.policies.policyFor(definition);
+      if (policy) guarded++;
+      invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef, policy));
     }
+    if (guarded) this.logger.log(`${guarded} method(s) with roles, rate limits or caching; ${this.policies.describeStores()}`);
     const dispatcher = new RpcDispatcher(invokers, this.options);
     if (this.options.durable.enabled) {
       this.durable.useRegistry(registry);

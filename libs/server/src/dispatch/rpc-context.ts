@@ -21,6 +21,8 @@ export class RpcHttpExchange {
   contextId: ContextId | undefined;
   private abortController: AbortController | undefined;
   private resolvedRoles: readonly string[] | undefined;
+  /** `request.user` when the roles were resolved: a guard of a later batch item may still set it. */
+  private rolesResolvedFor: unknown;
 
   constructor(
     readonly request: FastifyRequest,
@@ -52,7 +54,9 @@ export class RpcHttpExchange {
   }
 
   get roles(): readonly string[] {
-    if (this.resolvedRoles) return this.resolvedRoles;
+    const user = (this.request as { user?: unknown }).user;
+    if (this.resolvedRoles && this.rolesResolvedFor === user) return this.resolvedRoles;
+    this.rolesResolvedFor = user;
     const roles = this.rolesResolver
       ? this.rolesResolver(this.request)
       : (this.request as { user?: { roles?: unknown } }).user?.roles;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import { RpcExceptionMapper } from '../errors/exception-mapper.js';
-import { RpcAccessDeniedException } from '../errors/rpc-exceptions.js';
+import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
 import { RpcErrorCode } from '../protocol/error-codes.js';
 import { isInvalidEnvelope, parseRequestEnvelope, type RpcErrorObject, type RpcId } from '../protocol/envelope.js';
@@ -102,7 +102,7 @@ export class RpcDispatcher {
     if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
     let result: unknown;
     try {
-      if (definition.roles.length) this.checkRoles(definition, ctx);
+      // Roles, rate limit and cache run inside (the invoker's RpcCallPolicy), after the app's guards.
       result = definition.stream?.durable && this.durableStarter ? this.durableStarter.start(invoker, ctx) : invoker.invoke(ctx);
     } catch (error) {
       return this.failure(id, isNotification, error, method, exchange);
@@ -141,7 +141,7 @@ export class RpcDispatcher {
     if (definition.deprecation !== undefined) this.noteDeprecation(definition, exchange);
     let value: unknown;
     try {
-      if (definition.roles.length) this.checkRoles(definition, ctx);
+      // Roles, rate limit and cache run inside (the invoker's RpcCallPolicy), after the app's guards.
       value = invoker.invoke(ctx);
     } catch (error) {
       return { id, error: this.streamFailure(error, method, exchange) };
@@ -157,15 +157,13 @@ export class RpcDispatcher {
 
   private streamFailure(error: unknown, method: string, exchange: RpcHttpExchange): RpcErrorObject {
     const errorObject = this.mapper.toErrorObject(error, method);
-    if (errorObject.code === RpcErrorCode.RateLimitExceeded) {
-      const retryAfter = (errorObject.data as { retryAfter?: unknown } | undefined)?.retryAfter;
-      if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
-    }
+    noteRetryAfter(errorObject, exchange);
     return errorObject;
   }
 
   private success(id: RpcId, isNotification: boolean, value: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {
     if (isNotification) return undefined;
+    if (value instanceof RpcSerializedResult) return serializeSuccess(id, value.json);
     let json: string;
     try {
       json = serializeResult(value);
@@ -178,23 +176,8 @@ export class RpcDispatcher {
   private failure(id: RpcId, isNotification: boolean, error: unknown, method: string, exchange: RpcHttpExchange): RpcItemOutcome {
     const errorObject = this.mapper.toErrorObject(error, method);
     if (isNotification) return undefined;
-    if (errorObject.code === RpcErrorCode.RateLimitExceeded) {
-      const retryAfter = (errorObject.data as { retryAfter?: unknown } | undefined)?.retryAfter;
-      if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
-    }
+    noteRetryAfter(errorObject, exchange);
     return this.errorText(id, errorObject, exchange);
-  }
-
-  private checkRoles(definition: RpcMethodDefinition, ctx: RpcContext): void {
-    const have = ctx.roles;
-    const need = definition.roles;
-    const ok = definition.rolesMatch === 'all' ? need.every((r) => have.includes(r)) : need.some((r) => have.includes(r));
-    if (ok) return;
-    throw new RpcAccessDeniedException(
-      definition.rolesMatch === 'all'
-        ? `All of the following roles are required: ${need.join(', ')}`
-        : `One of the following roles is required: ${need.join(', ')}`,
-    );
   }
 
   private noteDeprecation(definition: RpcMethodDefinition, exchange: RpcHttpExchange): void {
@@ -203,6 +186,13 @@ export class RpcDispatcher {
     if (!seen.includes(value)) seen.push(value);
     this.logger.warn(`Deprecated JSON-RPC method called: ${value}`);
   }
+}
+
+/** The response's `Retry-After` is the largest `retryAfter` of the rate-limited items. */
+function noteRetryAfter(errorObject: RpcErrorObject, exchange: RpcHttpExchange): void {
+  if (errorObject.code !== RpcErrorCode.RateLimitExceeded) return;
+  const retryAfter = (errorObject.data as { retryAfter?: unknown } | undefined)?.retryAfter;
+  if (typeof retryAfter === 'number' && retryAfter > exchange.retryAfter) exchange.retryAfter = retryAfter;
 }
 
 function invalidRequest(reason: string): RpcErrorObject {

@@ -1,13 +1,30 @@
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
+import type { RpcCallPolicy, RpcPolicyTarget } from '../security/rpc-call-policy.js';
 import { boxingStreamHandler } from '../streaming/stream-source.js';
 import { RpcContext } from './rpc-context.js';
 
 /** Where handler arguments are declared for Nest's param pipeline (our own key, written at startup). */
 export const RPC_PIPELINE_ARGS_METADATA = 'nest-jsonrpc:pipeline-args';
 
+/** A metadata key nothing is declared under: the guards-only chain resolves no handler arguments. */
+const RPC_NO_ARGS_METADATA = 'nest-jsonrpc:no-args';
+
 type ChainedHandler = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Stands in for the handler in the guards-only chain: carries all of the handler's metadata (so
+ * guards reading `context.getHandler()` see `@Roles`, `@SkipThrottle`...) and does nothing.
+ */
+function guardProbe(handler: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  const probe = function () {
+    return undefined;
+  };
+  Object.defineProperty(probe, 'name', { value: handler.name });
+  for (const key of Reflect.getMetadataKeys(handler)) Reflect.defineMetadata(key, Reflect.getMetadata(key, handler), probe);
+  return probe;
+}
 
 /**
  * Feeds Nest's param pipeline: argument i of the handler is item i of the call's resolved args.
@@ -26,9 +43,16 @@ const pipelineParamsFactory = {
  * - scoped: like chained, on an instance resolved for the HTTP request's context id.
  * Returns the handler's value (a Promise or Observable is settled to its value) or throws.
  * A stream method's value comes back boxed (`StreamSourceBox`), its Observable unsettled.
+ *
+ * With a policy (roles, `@RpcRateLimit`, `@RpcCache`) the call runs: the app's guards (so an auth
+ * guard can set `request.user` first) -> roles -> rate limit -> cache -> interceptors -> pipes ->
+ * handler. The guards then run as their own chain and the main chain runs without them; a method
+ * without enhancers runs the policy steps directly, with no Observable chain at all.
  */
-export class RpcMethodInvoker {
+export class RpcMethodInvoker implements RpcPolicyTarget {
   private readonly chained: ChainedHandler | undefined;
+  private readonly guardsOnly: ChainedHandler | undefined;
+  private probe: ((...args: unknown[]) => unknown) | undefined;
   /**
    * The function called: the handler itself, or for a stream method a wrapper that boxes its
    * iterable/Observable so Nest's chain does not settle it to a last value (see streaming/).
@@ -39,15 +63,27 @@ export class RpcMethodInvoker {
     readonly definition: RpcMethodDefinition,
     private readonly contextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
+    readonly policy?: RpcCallPolicy,
   ) {
     this.handler = definition.stream ? boxingStreamHandler(definition.handler) : definition.handler;
     if (definition.hasEnhancers || definition.isScoped) this.declarePipelineArgs();
     if (definition.hasEnhancers && !definition.isScoped) {
-      this.chained = this.createChained(definition.instance!, undefined);
+      this.chained = this.createChained(definition.instance!, undefined, policy === undefined);
+      if (policy) this.guardsOnly = this.createGuardsOnly(definition.instance!, undefined);
     }
   }
 
   invoke(ctx: RpcContext): unknown {
+    const policy = this.policy;
+    if (policy === undefined) return this.invokeHandler(ctx);
+    if (this.definition.isScoped) return this.invokeScopedWithPolicy(ctx, policy);
+    if (this.guardsOnly === undefined) return policy.run(ctx, this);
+    const exchange = ctx.exchange;
+    return this.guardsOnly(exchange.request, exchange.reply, ctx).then(() => policy.run(ctx, this));
+  }
+
+  /** Everything after the policy: interceptors, pipes and the handler (or just the handler). */
+  invokeHandler(ctx: RpcContext): unknown {
     const definition = this.definition;
     if (definition.isScoped) return this.invokeScoped(ctx);
     if (this.chained) {
@@ -66,17 +102,31 @@ export class RpcMethodInvoker {
 
   private async invokeScoped(ctx: RpcContext): Promise<unknown> {
     const exchange = ctx.exchange;
-    if (!exchange.contextId) {
-      exchange.contextId = ContextIdFactory.getByRequest(exchange.request);
-      this.moduleRef.registerRequestByContextId(exchange.request, exchange.contextId);
-    }
-    const instance = await this.moduleRef.resolve(this.definition.wrapper.token as never, exchange.contextId, { strict: false });
-    const chained = this.createChained(instance as object, exchange.contextId);
+    const instance = await this.scopedInstance(ctx);
+    const chained = this.createChained(instance, exchange.contextId, this.policy === undefined);
     const result = chained(exchange.request, exchange.reply, ctx);
     return this.definition.hasFilters ? settleAsync(result) : result;
   }
 
-  private createChained(instance: object, contextId: Parameters<ExternalContextCreator['create']>[5]): ChainedHandler {
+  private async invokeScopedWithPolicy(ctx: RpcContext, policy: RpcCallPolicy): Promise<unknown> {
+    const exchange = ctx.exchange;
+    if (this.definition.hasEnhancers) {
+      const instance = await this.scopedInstance(ctx);
+      await this.createGuardsOnly(instance, exchange.contextId)(exchange.request, exchange.reply, ctx);
+    }
+    return policy.run(ctx, this);
+  }
+
+  private async scopedInstance(ctx: RpcContext): Promise<object> {
+    const exchange = ctx.exchange;
+    if (!exchange.contextId) {
+      exchange.contextId = ContextIdFactory.getByRequest(exchange.request);
+      this.moduleRef.registerRequestByContextId(exchange.request, exchange.contextId);
+    }
+    return (await this.moduleRef.resolve(this.definition.wrapper.token as never, exchange.contextId, { strict: false })) as object;
+  }
+
+  private createChained(instance: object, contextId: Parameters<ExternalContextCreator['create']>[5], guards = true): ChainedHandler {
     const { definition } = this;
     return this.contextCreator.create(
       instance,
@@ -86,7 +136,23 @@ export class RpcMethodInvoker {
       pipelineParamsFactory,
       contextId,
       contextId ? definition.wrapper.id : undefined,
-      { guards: true, interceptors: true, filters: definition.hasFilters },
+      { guards, interceptors: true, filters: definition.hasFilters },
+      'http',
+    ) as ChainedHandler;
+  }
+
+  /** The app's guards (global, class, method) alone, with its exception filters around them. */
+  private createGuardsOnly(instance: object, contextId: Parameters<ExternalContextCreator['create']>[5]): ChainedHandler {
+    const { definition } = this;
+    return this.contextCreator.create(
+      instance,
+      (this.probe ??= guardProbe(definition.handler)),
+      definition.methodKey,
+      RPC_NO_ARGS_METADATA,
+      undefined,
+      contextId,
+      contextId ? definition.wrapper.id : undefined,
+      { guards: true, interceptors: false, filters: definition.hasFilters },
       'http',
     ) as ChainedHandler;
   }

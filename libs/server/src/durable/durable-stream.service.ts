@@ -24,6 +24,7 @@ import { DurableStreamRun } from './durable-stream-run.js';
 import { DurableSubscription } from './durable-subscription.js';
 import { SqliteStreamStore } from './sqlite-stream-store.js';
 import { SseAttachments, type SseAttachment } from './sse-attachment.js';
+import { RpcAccessRule } from '../security/rpc-access-rule.js';
 import { NotAStreamSourceError, unboxStreamSource } from '../streaming/stream-source.js';
 import type { AppendOutcome, StreamStore } from './stream-store.js';
 
@@ -60,17 +61,9 @@ export function ownerOf(user: unknown): string | null {
 }
 
 /** Same rule and message as the dispatcher's check on `POST /rpc`. */
-export function roleDenial(definition: RpcMethodDefinition, have: readonly string[]): string | undefined {
-  const need = definition.roles;
-  if (need.length === 0) return undefined;
-  const ok = definition.rolesMatch === 'all' ? need.every((r) => have.includes(r)) : need.some((r) => have.includes(r));
-  if (ok) return undefined;
-  return definition.rolesMatch === 'all'
-    ? `All of the following roles are required: ${need.join(', ')}`
-    : `One of the following roles is required: ${need.join(', ')}`;
-}
 
 const LIST_LIMIT = 1000;
+
 
 /**
  * Durable streams at runtime: starts producers, enforces `maxRunning`, answers ownership,
@@ -82,6 +75,8 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
   private readonly logger = new Logger('JsonRpcDurable');
   private readonly mapper = new RpcExceptionMapper(this.logger);
   private readonly runs = new Map<string, DurableStreamRun>();
+  /** Roles rule per protected method, for re-checking roles on every GET and DELETE. */
+  private readonly accessRules = new Map<string, RpcAccessRule>();
   private storeRef: StreamStore | undefined;
   private registry: RpcMethodRegistry | undefined;
   private attachments: SseAttachments | undefined;
@@ -243,9 +238,20 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
       return { ok: false, status: 410, message: 'Stream expired: past retention' };
     }
     const definition = this.registry?.get(record.method);
-    const denial = definition && roleDenial(definition, caller.roles);
+    const denial = definition && this.roleDenial(definition, caller.roles);
     if (denial) return { ok: false, status: 403, message: denial };
     return { ok: true, record };
+  }
+
+  /** Why `have` may not touch a stream of `definition` (its effective roles), or undefined. */
+  private roleDenial(definition: RpcMethodDefinition, have: readonly string[]): string | undefined {
+    if (definition.roles.length === 0) return undefined;
+    let rule = this.accessRules.get(definition.name);
+    if (!rule) {
+      rule = new RpcAccessRule(definition.roles, definition.rolesMatch, this.options.security.exposeRoleNames);
+      this.accessRules.set(definition.name, rule);
+    }
+    return rule.denial(have);
   }
 
   /** The caller's streams, newest first; anonymous callers have none to list. */
@@ -256,7 +262,7 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
     return records.filter((r) => {
       if (r.completedAt !== null && r.completedAt + this.retentionMs <= now) return false;
       const definition = this.registry?.get(r.method);
-      return !definition || roleDenial(definition, caller.roles) === undefined;
+      return !definition || this.roleDenial(definition, caller.roles) === undefined;
     });
   }
 

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA } from '@nestjs/common/constants.js';
-import { RPC_ARGS_METADATA, RPC_METHOD_METADATA, RPC_STREAM_METADATA } from '../decorators/metadata-keys.js';
+import {
+  RPC_ARGS_METADATA,
+  RPC_CACHE_METADATA,
+  RPC_METHOD_METADATA,
+  RPC_RATE_LIMIT_METADATA,
+  RPC_STREAM_METADATA,
+} from '../decorators/metadata-keys.js';
+import type { RpcCacheOptions } from '../decorators/rpc-cache.decorator.js';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
 import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
 import type { RpcMethodMetadata } from '../decorators/rpc-method.decorator.js';
 import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
@@ -14,6 +22,21 @@ export class RpcMetadataAccessor {
 
   getStreamMetadata(handler: object): RpcStreamOptions | undefined {
     return Reflect.getMetadata(RPC_STREAM_METADATA, handler);
+  }
+
+  getRateLimitMetadata(handler: object): RpcRateLimitOptions | undefined {
+    return Reflect.getMetadata(RPC_RATE_LIMIT_METADATA, handler);
+  }
+
+  getCacheMetadata(handler: object): RpcCacheOptions | undefined {
+    return Reflect.getMetadata(RPC_CACHE_METADATA, handler);
+  }
+
+  /** `@SkipThrottle({ [name]: true })` on the method, else on its class (the throttler guard's own rule). */
+  isThrottleSkipped(classRef: object, handler: object, name: string): boolean {
+    const key = `THROTTLER:SKIP${name}`;
+    const own = Reflect.getMetadata(key, handler);
+    return Boolean(own !== undefined ? own : Reflect.getMetadata(key, classRef));
   }
 
   getArgsMetadata(classRef: object, methodKey: string): readonly RpcArgMetadata[] {

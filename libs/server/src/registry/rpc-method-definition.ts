@@ -1,6 +1,9 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
 import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
+import type { RpcCacheOptions } from '../decorators/rpc-cache.decorator.js';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
+import type { RolesSource } from '../security/effective-roles.js';
 import type { RolesMatch } from '../json-rpc.options.js';
 import type { ParamPlan } from '../params/param-plan.js';
 
@@ -23,8 +26,15 @@ export interface RpcMethodDefinition {
   /** Guards, interceptors, pipes or filters apply (method, class or global): run Nest's chain. */
   readonly hasEnhancers: boolean;
   readonly hasFilters: boolean;
+  /** Effective roles (own, prefix or default; empty when public), resolved at startup. */
   readonly roles: readonly string[];
   readonly rolesMatch: RolesMatch;
+  /** Which rule gave `roles`. */
+  readonly rolesSource: RolesSource;
+  /** `@RpcRateLimit`, unless lifted by `@SkipThrottle({ rpc: true })`. */
+  readonly rateLimit: Readonly<RpcRateLimitOptions> | undefined;
+  /** `@RpcCache`. */
+  readonly cache: Readonly<RpcCacheOptions> | undefined;
   /** `@RpcStream` options (format filled in) when the method streams; undefined otherwise. */
   readonly stream: Readonly<Required<Pick<RpcStreamOptions, 'format'>> & RpcStreamOptions> | undefined;
   /** Value for `X-Rpc-Deprecated`, when deprecated. */

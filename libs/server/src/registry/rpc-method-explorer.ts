@@ -12,6 +12,9 @@ import { isReservedMethodName } from '../protocol/envelope.js';
 import type { RpcMethodDefinition } from './rpc-method-definition.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
+import { resolveEffectiveRoles } from '../security/effective-roles.js';
+import { checkCacheOptions, checkRateLimitOptions } from '../security/policy-options-check.js';
+import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
 
 const METHOD_OPTION_KEYS = new Set<string>(['roles', 'rolesMatch', 'allowPositional', 'rejectUnknown', 'deprecated', 'description']);
 
@@ -105,6 +108,11 @@ export class RpcMethodExplorer {
     const isScoped = !wrapper.isDependencyTreeStatic();
     const deprecated = options.deprecated;
     const stream = this.metadata.getStreamMetadata(handler);
+    const effective = resolveEffectiveRoles(name, options, this.options.security);
+    const rateLimit = this.metadata.getRateLimitMetadata(handler);
+    const cache = this.metadata.getCacheMetadata(handler);
+    checkRateLimitOptions(rateLimit, `${where} ("${name}")`, problems);
+    checkCacheOptions(cache, `${where} ("${name}")`, problems);
     return {
       name,
       options: Object.freeze({ ...options }),
@@ -117,8 +125,11 @@ export class RpcMethodExplorer {
       isScoped,
       hasEnhancers: local.any || global.any,
       hasFilters: local.filters || global.filters,
-      roles: Object.freeze([...(options.roles ?? [])]),
-      rolesMatch: options.rolesMatch ?? this.options.security.rolesMatch,
+      roles: effective.roles,
+      rolesMatch: effective.rolesMatch,
+      rolesSource: effective.source,
+      rateLimit: rateLimit && !this.metadata.isThrottleSkipped(classRef, handler, RPC_THROTTLER_NAME) ? Object.freeze({ ...rateLimit }) : undefined,
+      cache: cache ? Object.freeze({ ...cache, tags: cache.tags ? Object.freeze([...cache.tags]) : undefined }) : undefined,
       stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
       deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
     };

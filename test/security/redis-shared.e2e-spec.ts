@@ -1,0 +1,115 @@
+/**
+ * The `redis` option: two app instances on different ports share one rate limit, one cache and
+ * its invalidation. Needs the Redis at REDIS_URL (default redis://127.0.0.1:6379): skipped with a
+ * loud message when none answers, failed instead when REQUIRE_REDIS=1.
+ */
+import { Injectable, Module } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { JsonRpcModule, RpcCache, RpcCacheInvalidator, RpcCtx, RpcMethod, RpcRateLimit, type RpcContext } from '@nest-jsonrpc/server';
+import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { REDIS_URL, as, call, headerIdentity } from './security-apps.js';
+
+async function redisAvailable(): Promise<boolean> {
+  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const available = await redisAvailable();
+if (!available) {
+  const message = `Redis is not reachable at ${REDIS_URL}: the shared rate-limit and cache tests cannot run.`;
+  if (process.env.REQUIRE_REDIS === '1') throw new Error(`${message} (REQUIRE_REDIS=1)`);
+  console.warn(`\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`);
+}
+
+const keyPrefix = `nest-jsonrpc-test:${process.pid}:${Date.now()}:`;
+
+@Injectable()
+class Shared {
+  runs = 0;
+  @RpcMethod('limited') @RpcRateLimit({ limit: 10, interval: 60, scope: 'global' })
+  limited() { return 'ok'; }
+
+  @RpcMethod('perUser') @RpcRateLimit({ limit: 2, interval: 60, scope: 'user' })
+  perUser() { return 'ok'; }
+
+  @RpcMethod('report') @RpcCache({ ttl: 60, tags: ['reports'] })
+  report(p: { month: string; region: string }) { return { month: p.month, region: p.region, run: ++this.runs }; }
+
+  @RpcMethod('mine') @RpcCache({ ttl: 60, scope: 'user' })
+  mine(_p: unknown, @RpcCtx() ctx: RpcContext) { return { user: (ctx.user as { id: string }).id, run: ++this.runs }; }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot({ redis: { url: REDIS_URL, keyPrefix } })], providers: [Shared] })
+class SharedModule {}
+
+(available ? describe : describe.skip)('two instances sharing Redis', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTestApp(SharedModule, headerIdentity);
+    b = await startTestApp(SharedModule, headerIdentity);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`*${keyPrefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('logs where limits and cache live', () => {
+    expect(a.logger.text()).toContain('rate limits in redis, cache in redis');
+  });
+
+  it('one limit across instances: 50 concurrent calls split over both, exactly 10 succeed', async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).rpc(call('limited', undefined, i))));
+    expect(answers.filter((r) => r.body.result === 'ok')).toHaveLength(10);
+    const denied = answers.filter((r) => r.body.error);
+    expect(denied).toHaveLength(40);
+    for (const d of denied) {
+      expect(d.body.error.code).toBe(-32003);
+      expect(d.body.error.data.retryAfter).toBeGreaterThanOrEqual(59);
+      expect(d.body.error.data.retryAfter).toBeLessThanOrEqual(60);
+      expect(Number(d.headers.get('retry-after'))).toBe(d.body.error.data.retryAfter);
+    }
+  });
+
+  it('switching instance does not dodge a per-user limit', async () => {
+    expect((await a.rpc(call('perUser'), as('ann'))).body.result).toBe('ok');
+    expect((await b.rpc(call('perUser'), as('ann'))).body.result).toBe('ok');
+    expect((await a.rpc(call('perUser'), as('ann'))).body.error.code).toBe(-32003);
+    expect((await b.rpc(call('perUser'), as('bob'))).body.result).toBe('ok');
+  });
+
+  it('one cache across instances, key order independent, per-user entries stay per user', async () => {
+    const shared = a.app.get(Shared);
+    const other = b.app.get(Shared);
+    expect((await a.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: 1 });
+    expect((await b.rpc(call('report', { region: 'eu', month: '2024-01' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: 1 });
+    expect(other.runs).toBe(0);
+    expect((await a.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: 2 });
+    expect((await b.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: 1 });
+    expect((await b.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: 2 });
+    expect((await a.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: 1 });
+    expect(shared.runs).toBe(2);
+  });
+
+  it('a purge on one instance is seen by the other (by method and by tag)', async () => {
+    const other = b.app.get(Shared);
+    const before = other.runs;
+    await a.app.get(RpcCacheInvalidator).purgeTags(['reports']);
+    expect((await b.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result.run).toBe(before + 1);
+    expect((await a.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result.run).toBe(before + 1);
+    await b.app.get(RpcCacheInvalidator).purgeMethod('mine');
+    expect((await a.rpc(call('mine', {}), as('ann'))).body.result.user).toBe('ann');
+    expect(a.app.get(Shared).runs).toBe(3);
+  });
+});
