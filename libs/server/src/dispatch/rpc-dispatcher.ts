@@ -20,7 +20,14 @@ export type RpcItemOutcome = string | undefined;
  * streaming/stream-source.ts) with its context, or the error to answer with a plain envelope.
  */
 export type RpcStreamOpening =
-  | { readonly ctx: RpcContext; readonly definition: RpcMethodDefinition; readonly value: unknown; readonly error?: undefined }
+  | {
+      readonly ctx: RpcContext;
+      readonly definition: RpcMethodDefinition;
+      readonly value: unknown;
+      /** The durable stream being served live (sent as `X-Stream-Id`). */
+      readonly streamId?: string;
+      readonly error?: undefined;
+    }
   | { readonly id: RpcId; readonly error: RpcErrorObject };
 
 function isPromiseLike(value: unknown): value is Promise<unknown> {
@@ -131,7 +138,7 @@ export class RpcDispatcher {
     if (!invoker) return { id, error: { code: RpcErrorCode.MethodNotFound, message: 'Method not found' } };
     const definition = invoker.definition;
     const stream = definition.stream;
-    if (!stream || stream.durable) {
+    if (!stream || (stream.durable && !this.durableStarter)) {
       return { id, error: invalidRequest(`"${method}" is not a stream method; call it with POST ${this.options.path}`) };
     }
     if (onlyFormat !== undefined && stream.format !== onlyFormat) {
@@ -142,6 +149,7 @@ export class RpcDispatcher {
     let value: unknown;
     try {
       // Roles, rate limit and cache run inside (the invoker's RpcCallPolicy), after the app's guards.
+      if (stream.durable) return this.openDurableStream(invoker, ctx, definition, id, exchange);
       value = invoker.invoke(ctx);
     } catch (error) {
       return { id, error: this.streamFailure(error, method, exchange) };
@@ -153,6 +161,19 @@ export class RpcDispatcher {
       );
     }
     return { ctx, definition, value };
+  }
+
+  private openDurableStream(
+    invoker: RpcMethodInvoker,
+    ctx: RpcContext,
+    definition: RpcMethodDefinition,
+    id: RpcId,
+    exchange: RpcHttpExchange,
+  ): Promise<RpcStreamOpening> {
+    return this.durableStarter!.startLive(invoker, ctx).then(
+      ({ streamId, rows }): RpcStreamOpening => ({ ctx, definition, value: rows, streamId }),
+      (error): RpcStreamOpening => ({ id, error: this.streamFailure(error, ctx.method, exchange) }),
+    );
   }
 
   private streamFailure(error: unknown, method: string, exchange: RpcHttpExchange): RpcErrorObject {

@@ -3,6 +3,7 @@ import type { RpcExceptionMapper } from '../errors/exception-mapper.js';
 import { serializeErrorObject } from '../protocol/response.js';
 import { CANCELLED_EVENT_DATA, DONE_EVENT_DATA, INTERRUPTED_EVENT_DATA, type DurableTerminalEventName } from './durable-event.js';
 import { RpcProgress } from './progress.js';
+import { serializeStreamRow } from '../streaming/row-serializer.js';
 import { rowIteratorOf, type RowIterator } from '../streaming/stream-source.js';
 import type { PendingDurableEvent, StreamStore } from './stream-store.js';
 
@@ -11,9 +12,10 @@ export const COMMIT_MAX_EVENTS = 512;
 /** ...or this many ms after the first one arrived, whichever comes first. */
 export const COMMIT_MAX_DELAY_MS = 2;
 
+/** Rows are stored exactly as the live stream route would write them (same escaping of `<`). */
 function toPendingEvent(value: unknown): PendingDurableEvent {
-  if (value instanceof RpcProgress) return { id: 0, event: 'progress', data: JSON.stringify(value.value) ?? 'null' };
-  return { id: 0, event: 'chunk', data: JSON.stringify(value) ?? 'null' };
+  if (value instanceof RpcProgress) return { id: 0, event: 'progress', data: serializeStreamRow(value.value) };
+  return { id: 0, event: 'chunk', data: serializeStreamRow(value) };
 }
 
 /** Why a run's signal aborted. */

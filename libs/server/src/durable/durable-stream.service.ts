@@ -25,6 +25,7 @@ import { DurableSubscription } from './durable-subscription.js';
 import { SqliteStreamStore } from './sqlite-stream-store.js';
 import { SseAttachments, type SseAttachment } from './sse-attachment.js';
 import { RpcAccessRule } from '../security/rpc-access-rule.js';
+import { durableLiveRows } from './durable-live-rows.js';
 import { NotAStreamSourceError, unboxStreamSource } from '../streaming/stream-source.js';
 import type { AppendOutcome, StreamStore } from './stream-store.js';
 
@@ -37,7 +38,10 @@ export interface DurableStartAnswer {
 
 /** What the dispatcher calls instead of invoking a durable stream method. */
 export interface DurableStreamStarter {
+  /** `POST <path>`: start in the background, answer the start envelope. */
   start(invoker: RpcMethodInvoker, ctx: RpcContext): Promise<DurableStartAnswer>;
+  /** `POST <stream.path>`: start, then serve the stream's committed events live as rows. */
+  startLive(invoker: RpcMethodInvoker, ctx: RpcContext): Promise<{ streamId: string; rows: AsyncIterable<unknown> }>;
 }
 
 /** Who is asking, for ownership and role checks on the REST routes. */
@@ -177,6 +181,11 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
   async startAndSubscribe(invoker: RpcMethodInvoker, ctx: RpcContext): Promise<{ streamId: string; events: AsyncIterableIterator<DurableStreamEvent> }> {
     const run = await this.launch(invoker, ctx);
     return { streamId: run.id, events: this.follow(run.id, 0) };
+  }
+
+  async startLive(invoker: RpcMethodInvoker, ctx: RpcContext): Promise<{ streamId: string; rows: AsyncIterable<unknown> }> {
+    const { streamId, events } = await this.startAndSubscribe(invoker, ctx);
+    return { streamId, rows: durableLiveRows(events, invoker.definition.stream!.format) };
   }
 
   private async launch(invoker: RpcMethodInvoker, ctx: RpcContext): Promise<DurableStreamRun> {

@@ -12,8 +12,8 @@ export interface StreamFrameEncoder {
   readonly contentType: string;
   /** Written together with the headers, before any row (`[` for a JSON array). */
   readonly preamble: string;
-  /** The `index`-th row (from 0). */
-  row(rowJson: string, index: number): string;
+  /** The `index`-th row (from 0); `fields` are SSE `id:`/`event:`, ignored by other formats. */
+  row(rowJson: string, index: number, fields?: SseEventFields): string;
   /** The in-band error frame after `rowsWritten` rows; the epilogue follows it. */
   error(error: RpcErrorObject, rowsWritten: number): string;
   /** Written last, after the final row or the error frame. */
@@ -73,7 +73,7 @@ export const sseEncoder: StreamFrameEncoder = Object.freeze({
   format: StreamFormat.Sse,
   contentType: 'text/event-stream; charset=utf-8',
   preamble: '',
-  row: (rowJson: string) => `data: ${rowJson}\n\n`,
+  row: (rowJson: string, _index: number, fields?: SseEventFields) => (fields ? encodeSseEvent(rowJson, fields) : `data: ${rowJson}\n\n`),
   error: (error: RpcErrorObject) => encodeSseEvent(encodeErrorRow(error), { event: SSE_ERROR_EVENT }),
   epilogue: SSE_END_FRAME,
   keepAlive: SSE_KEEP_ALIVE,

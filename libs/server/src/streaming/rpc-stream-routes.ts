@@ -100,6 +100,7 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     const headers: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders), ...streamHeaders };
     headers['content-type'] = config.encoder.contentType;
     headers[REQUEST_ID_HEADER] = exchange.requestId;
+    if (opening.streamId !== undefined) headers['x-stream-id'] = opening.streamId;
     if (exchange.deprecations) {
       headers['deprecation'] = 'true';
       headers['x-rpc-deprecated'] = exchange.deprecations.join('; ');

@@ -7,6 +7,7 @@
  * reaches the stream writer untouched and streams row by row.
  */
 import { isObservable, type Observable, type Subscription } from 'rxjs';
+import type { SseEventFields } from './frame-encoders.js';
 
 /** A stream handler's return value, hidden from Nest's result handling. */
 export class StreamSourceBox {
@@ -39,6 +40,17 @@ export function boxingStreamHandler(handler: (...args: unknown[]) => unknown): (
 /** The handler's own value from what the invoker returned (an interceptor may have replaced the box). */
 export function unboxStreamSource(value: unknown): unknown {
   return value instanceof StreamSourceBox ? value.source : value;
+}
+
+/**
+ * A row that is already JSON text and may carry SSE `id:`/`event:` fields (durable streams served
+ * live). The SSE encoder writes the fields; NDJSON and JSON array write the JSON alone.
+ */
+export class EventRow {
+  constructor(
+    readonly json: string,
+    readonly fields?: SseEventFields,
+  ) {}
 }
 
 /**

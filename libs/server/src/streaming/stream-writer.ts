@@ -18,7 +18,7 @@ import type { ServerResponse } from 'node:http';
 import type { RpcErrorObject } from '../protocol/envelope.js';
 import type { StreamFrameEncoder } from './frame-encoders.js';
 import { serializeStreamRow } from './row-serializer.js';
-import type { RowIterator } from './stream-source.js';
+import { EventRow, type RowIterator } from './stream-source.js';
 
 /** Bytes (UTF-16 units, close enough) of encoded frames gathered before a write is forced. */
 export const COALESCE_LIMIT = 32 * 1024;
@@ -138,7 +138,8 @@ export class StreamResponseWriter {
           this.end('');
           return;
         }
-        this.pending += encoder.row(serializeStreamRow(step.value), this.rows++);
+        const row = step.value;
+        this.pending += row instanceof EventRow ? encoder.row(row.json, this.rows++, row.fields) : encoder.row(serializeStreamRow(row), this.rows++);
         if (this.flushImmediate === undefined) this.flushImmediate = setImmediate(this.flush);
       }
     } catch (error) {
