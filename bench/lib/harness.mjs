@@ -45,3 +45,24 @@ export function median(values) {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
+
+/**
+ * Runs `measure(side)` for module and baseline back to back, `rounds` times, flipping which goes
+ * first each round. The ratio reported is the median of the per-round ratios: each pair ran within
+ * seconds of each other, so drifts of a shared or virtualised machine cancel out.
+ */
+export async function pairedRounds(rounds, measure, label = '') {
+  const module = [];
+  const baseline = [];
+  const ratios = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? ['baseline', 'module'] : ['module', 'baseline'];
+    const got = {};
+    for (const side of order) got[side] = await measure(side);
+    module.push(got.module);
+    baseline.push(got.baseline);
+    ratios.push(got.module / got.baseline);
+    console.error(`  ${label} round ${round + 1}: module ${got.module.toFixed(0)}, baseline ${got.baseline.toFixed(0)}, ratio ${(got.module / got.baseline).toFixed(3)}`);
+  }
+  return { module: median(module), baseline: median(baseline), ratio: median(ratios) };
+}

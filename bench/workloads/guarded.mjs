@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { pairedRounds } from '../lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
@@ -43,7 +44,6 @@ function measure(url, duration) {
   });
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export default {
   name: 'guarded',
@@ -57,16 +57,8 @@ export default {
       await check(baseline.url);
       await measure(moduleApp.url, 2); // warm-up (JIT, first cache fill)
       await measure(baseline.url, 2);
-      const mod = [];
-      const base = [];
-      for (let round = 0; round < ctx.rounds; round++) {
-        mod.push(await measure(moduleApp.url, duration));
-        base.push(await measure(baseline.url, duration));
-        console.error(`  round ${round + 1}: module ${mod.at(-1).toFixed(0)} req/s, bare Fastify ${base.at(-1).toFixed(0)} req/s`);
-      }
-      const m = median(mod);
-      const b = median(base);
-      const ratio = m / b;
+      const urls = { module: moduleApp.url, baseline: baseline.url };
+      const { module: m, baseline: b, ratio } = await pairedRounds(ctx.rounds, (side) => measure(urls[side], duration), 'guarded');
       return [{ workload: 'roles + rate limit + cache hit, one call', unit: 'req/s', module: Math.round(m), baseline: Math.round(b), ratio, goal: '>= 0.80', met: ratio >= 0.8 }];
     } finally {
       moduleApp.child.kill();

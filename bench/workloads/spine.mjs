@@ -1,10 +1,10 @@
 /**
  * Issue 2's workloads: one call, a batch of 20, a notification and a 1 MB payload, module vs a
- * bare-Fastify JSON-RPC dispatch, rounds interleaved (and the order flipped each round).
+ * bare-Fastify JSON-RPC dispatch, in paired rounds (see pairedRounds).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, requestRate, startServer } from '../lib/harness.mjs';
+import { pairedRounds, requestRate, startServer } from '../lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -28,30 +28,24 @@ export default {
     const seconds = quick ? 2 : 5;
     const bare = await startServer(join(here, '../baseline/bare-rpc.mjs'));
     const mod = await startServer(join(here, '../dist/spine.app.js'));
-    const samples = WORKLOADS.map(() => ({ module: [], baseline: [] }));
+    const results = [];
     try {
       // Let both JITs settle on every body before anything is measured.
       for (const w of WORKLOADS) {
         for (const server of [mod, bare]) await requestRate(`${server.url}/rpc`, w.body, { seconds: 1, connections: w.connections ?? 50 });
       }
-      for (let round = 0; round < rounds; round++) {
-        for (const [i, w] of WORKLOADS.entries()) {
-          const order = round % 2 ? [['baseline', bare], ['module', mod]] : [['module', mod], ['baseline', bare]];
-          for (const [side, server] of order) {
-            const rate = await requestRate(`${server.url}/rpc`, w.body, { seconds, connections: w.connections ?? 50 });
-            samples[i][side].push(rate);
-            console.error(`  round ${round + 1} ${w.workload} ${side}: ${rate.toFixed(0)} req/s`);
-          }
-        }
+      for (const w of WORKLOADS) {
+        const servers = { module: mod, baseline: bare };
+        const measured = await pairedRounds(
+          rounds,
+          (side) => requestRate(`${servers[side].url}/rpc`, w.body, { seconds, connections: w.connections ?? 50 }),
+          w.workload,
+        );
+        results.push({ workload: w.workload, unit: 'req/s', ...measured, goal: `>= ${w.goal}`, met: measured.ratio >= w.goal });
       }
     } finally {
       await Promise.all([bare.stop(), mod.stop()]);
     }
-    return WORKLOADS.map((w, i) => {
-      const module = median(samples[i].module);
-      const baseline = median(samples[i].baseline);
-      const ratio = module / baseline;
-      return { workload: w.workload, unit: 'req/s', module, baseline, ratio, goal: `>= ${w.goal}`, met: ratio >= w.goal };
-    });
+    return results;
   },
 };
