@@ -44,6 +44,7 @@ import {
   RpcParam,
   RpcParams,
 } from '@nest-jsonrpc/server';
+import type { FastifyReply } from 'fastify';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
 /** What enhancers saw, in order. Shared by every test app of this file (reset per test). */
@@ -461,6 +462,80 @@ describe('global enhancers provided as APP_GUARD / APP_INTERCEPTOR / APP_PIPE / 
     expect(seen.map((s) => s.by)).toEqual(['RecordingGuard', 'WrapInterceptor', 'UpperCasePipe']);
     expect((await t.rpc(call('global.echo', { word: 'x' }), { headers: { 'x-deny': '1' } })).body).toEqual(err(DENIED));
     expect((await t.rpc(call('global.domain-error'))).body).toEqual(err({ code: -32002, message: 'Not found: global', data: { via: 'filter' } }));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The app-wide "catch everything" filter of Nest's docs, written for controllers: it answers the
+ * HTTP request itself. `rethrowRpc` is the documented fix: JSON-RPC calls are left to the module.
+ */
+@Catch()
+class AllExceptionsFilter implements ExceptionFilter {
+  constructor(private readonly rethrowRpc: boolean) {}
+  catch(exception: unknown, host: ArgumentsHost) {
+    // An ArgumentsHost is accepted as is (no cast to ExecutionContext needed).
+    if (this.rethrowRpc && getRpcContext(host)) throw exception;
+    host.switchToHttp().getResponse<FastifyReply>().code(500).send({ statusCode: 500, message: 'from AllExceptionsFilter' });
+  }
+}
+
+@Controller('plain-failing')
+class FailingController {
+  @Get()
+  get() {
+    throw new DomainError('controller');
+  }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot()], providers: [GlobalMethods], controllers: [FailingController] })
+class CatchAllModule {}
+
+describe('an app-wide @Catch() filter that writes the HTTP response itself', () => {
+  const batch = [call('global.echo', { word: 'kept' }, 1), call('global.domain-error', undefined, 2), call('global.echo', { word: 'x', extra: 1 }, 3)];
+
+  it('when it skips JSON-RPC calls (getRpcContext(host) -> rethrow), every batch item keeps its own answer', async () => {
+    const t = await startTestApp(CatchAllModule, (app) => {
+      app.useGlobalFilters(new AllExceptionsFilter(true));
+    });
+    try {
+      const res = await t.rpc(batch);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([
+        ok('kept', 1),
+        err({ code: -32603, message: 'Internal error' }, 2),
+        err({ code: -32602, message: 'Invalid params', data: [{ path: 'extra', message: 'Unknown parameter', code: null }] }, 3),
+      ]);
+      // Controllers still get the filter's answer.
+      const plain = await fetch(`${t.url}/plain-failing`);
+      expect(plain.status).toBe(500);
+      expect(await plain.json()).toEqual({ statusCode: 500, message: 'from AllExceptionsFilter' });
+      expect(t.logger.text('warn')).toBe('');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('when it does not, its answer stands, the module does not send twice, and says why once in the log', async () => {
+    const t = await startTestApp(CatchAllModule, (app) => {
+      app.useGlobalFilters(new AllExceptionsFilter(false));
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await t.post(batch);
+        expect(res.status).toBe(500);
+        expect(await res.json()).toEqual({ statusCode: 500, message: 'from AllExceptionsFilter' });
+      }
+      const warnings = t.logger.lines.filter((l) => l.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0].message).toContain('the JSON-RPC answer was dropped');
+      expect(warnings[0].message).toContain('if (getRpcContext(host)) throw exception;');
+      // The connection is still usable: a call that does not fail is answered normally.
+      expect((await t.rpc(call('global.echo', { word: 'fine' }))).body).toEqual(ok('fine'));
+    } finally {
+      await t.close();
+    }
   });
 });
 

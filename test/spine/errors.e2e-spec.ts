@@ -70,6 +70,7 @@ const HTTP_EXCEPTIONS: Record<string, () => unknown> = {
   'not-found': () => new NotFoundException(),
   'not-found-with-message': () => new NotFoundException('User 42 does not exist'),
   'too-many': () => new HttpException('Too Many Requests', HttpStatus.TOO_MANY_REQUESTS),
+  'too-many-with-message': () => new HttpException('Quota of 10 exports per hour used up', HttpStatus.TOO_MANY_REQUESTS),
   throttler: () => new ThrottlerException(),
   'bad-request': () => new BadRequestException(),
   'bad-request-with-messages': () => new BadRequestException(['name must be a string', 'age must be positive']),
@@ -216,6 +217,8 @@ describe('errors', () => {
       ['not-found-with-message', { code: -32002, message: 'User 42 does not exist' }],
       ['too-many', { code: -32003, message: 'Rate limit exceeded for throw.http' }],
       ['throttler', { code: -32003, message: 'Rate limit exceeded for throw.http' }],
+      // Like the other statuses: a message the app wrote is kept, Nest's generic one replaced.
+      ['too-many-with-message', { code: -32003, message: 'Quota of 10 exports per hour used up' }],
       ['bad-request', { code: -32602, message: 'Invalid params' }],
       [
         'bad-request-with-messages',

@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { ArgumentsHost } from '@nestjs/common';
 import type { ContextId } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ParamPlan } from '../params/param-plan.js';
@@ -119,10 +119,10 @@ export class RpcContext {
 }
 
 /**
- * The RPC call behind a Nest ExecutionContext, for guards, interceptors and filters:
- * `getRpcContext(context)?.method`. Undefined when the context is not a JSON-RPC call.
+ * The RPC call behind a Nest ExecutionContext (guards, interceptors) or ArgumentsHost (exception
+ * filters): `getRpcContext(context)?.method`. Undefined when the context is not a JSON-RPC call.
  */
-export function getRpcContext(context: ExecutionContext): RpcContext | undefined {
+export function getRpcContext(context: ArgumentsHost): RpcContext | undefined {
   const candidate = context.getArgByIndex(2);
   return candidate instanceof RpcContext ? candidate : undefined;
 }

@@ -40,7 +40,7 @@ export class RpcExceptionMapper {
       case HttpStatus.TOO_MANY_REQUESTS:
         return {
           code: RpcErrorCode.RateLimitExceeded,
-          message: method ? `Rate limit exceeded for ${method}` : RpcErrorMessage[RpcErrorCode.RateLimitExceeded],
+          message: message ?? (method ? `Rate limit exceeded for ${method}` : RpcErrorMessage[RpcErrorCode.RateLimitExceeded]),
         };
       case HttpStatus.BAD_REQUEST:
         return this.fromBadRequest(error);

@@ -28,7 +28,21 @@ export function jsonRpcHttpRoutes({ dispatcher, options, logger }: RpcHttpRoutes
   const mapStatus = options.httpStatus.enabled;
   const rolesResolver = options.security.rolesResolver;
 
+  let warnedSentElsewhere = false;
   const send = (reply: FastifyReply, exchange: RpcHttpExchange, text: RpcItemOutcome): void => {
+    if (reply.sent) {
+      // Something in a call's chain answered the HTTP request itself — typically an app-wide
+      // `@Catch()` filter written for controllers. Its answer stands; ours has nowhere to go.
+      if (!warnedSentElsewhere) {
+        warnedSentElsewhere = true;
+        logger.warn(
+          `The HTTP response to POST ${options.path} was sent by an enhancer (an exception filter writing ` +
+            'to host.switchToHttp().getResponse()?), so the JSON-RPC answer was dropped. Let such filters ' +
+            'rethrow for JSON-RPC calls: if (getRpcContext(host)) throw exception;',
+        );
+      }
+      return;
+    }
     reply.header(REQUEST_ID_HEADER, exchange.requestId);
     if (exchange.deprecations) {
       reply.header('deprecation', 'true');
