@@ -4,11 +4,18 @@
  */
 import { Module } from '@nestjs/common';
 import { JsonRpcModule, MemoryStreamStore } from '@nest-jsonrpc/server';
+import { AccountModule } from '../../apps/demo/src/account/account.module.js';
+import { DurableRoutesIdentity } from '../../apps/demo/src/reports/durable-routes-identity.js';
 import { ReportsRpc } from '../../apps/demo/src/reports/reports.rpc.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { openSse } from './support/sse-client.js';
 
-@Module({ imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore() } })], providers: [ReportsRpc] })
+// As the demo wires it (apps/demo/src/app.module.ts): the account corner (login, bearer guard) and
+// the hook that gives the durable REST routes the same identity.
+@Module({
+  imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore() } }), AccountModule],
+  providers: [ReportsRpc, DurableRoutesIdentity],
+})
 class DemoReportsModule {}
 
 describe('demo: report.generate', () => {
@@ -50,6 +57,35 @@ describe('demo: report.generate', () => {
     const sse = await openSse(`${t.url}${sse_url}`);
     await sse.waitForEvents(1);
     const del = await fetch(`${t.url}/rpc/streams/${stream_id}`, { method: 'DELETE' });
+    expect(await del.json()).toEqual({ stream_id, status: 'cancelled' });
+    await sse.ended;
+    expect(sse.events.at(-1)!.event).toBe('cancelled');
+  });
+
+  it('a report started while logged in is seen, listed and cancelled with the same bearer token, and by nobody else', async () => {
+    const login = async (username: string) =>
+      (await t.rpc({ jsonrpc: '2.0', method: 'auth.login', params: { username, password: `${username}-pw` }, id: 1 })).body.result.token as string;
+    const bob = { authorization: `Bearer ${await login('bob')}` };
+    const alice = { authorization: `Bearer ${await login('alice')}` };
+    const res = await t.rpc({ jsonrpc: '2.0', method: 'report.generate', params: { steps: 100, delayMs: 50 }, id: 3 }, { headers: bob });
+    const { stream_id, sse_url } = res.body.result;
+
+    const sse = await openSse(`${t.url}${sse_url}`, { headers: bob });
+    expect(sse.status).toBe(200);
+    await sse.waitForEvents(1);
+    const list = await fetch(`${t.url}/rpc/streams?status=running`, { headers: bob });
+    expect((await list.json()).streams.map((s: { stream_id: string }) => s.stream_id)).toEqual([stream_id]);
+
+    for (const headers of [alice, {}]) {
+      const other = await fetch(`${t.url}/rpc/streams/${stream_id}/events`, { headers });
+      expect(other.status).toBe(404);
+      expect(await other.json()).toEqual({ error: { code: -32002, message: 'Stream not found' } });
+    }
+    const forged = await fetch(`${t.url}/rpc/streams`, { headers: { authorization: 'Bearer not-a-token' } });
+    expect(forged.status).toBe(401);
+    expect(await forged.json()).toEqual({ error: { code: -32001, message: 'Invalid or expired token; call auth.login' } });
+
+    const del = await fetch(`${t.url}/rpc/streams/${stream_id}`, { method: 'DELETE', headers: bob });
     expect(await del.json()).toEqual({ stream_id, status: 'cancelled' });
     await sse.ended;
     expect(sse.events.at(-1)!.event).toBe('cancelled');

@@ -177,6 +177,23 @@ describe('durable streams (SQLite store)', () => {
       const sse = await openSse(`${base}/${id}`);
       await sse.waitFor((s) => s.comments.length >= 2, 2000);
       expect(sse.raw.startsWith('retry: 1500\n\n: keep-alive\n\n')).toBe(true);
+      // Right after a comment (i.e. just after the shared timer ticked) an event goes out: the
+      // next comment must still follow within keepAliveMs (150) of it, not up to two periods later.
+      const before = sse.comments.length;
+      feed.push({ step: 1 });
+      await sse.waitForEvents(1);
+      const eventAt = Date.now();
+      await sse.waitFor((s) => s.comments.length >= before + 3, 2000);
+      const silence = sse.commentTimes[before] - eventAt;
+      expect(silence).toBeGreaterThanOrEqual(60);
+      expect(silence).toBeLessThan(240);
+      // And while idle, one comment per keepAliveMs: neither faster nor much slower.
+      const gaps = [sse.commentTimes[before + 1] - sse.commentTimes[before], sse.commentTimes[before + 2] - sse.commentTimes[before + 1]];
+      for (const gap of gaps) {
+        expect(gap).toBeGreaterThanOrEqual(100);
+        expect(gap).toBeLessThan(240);
+      }
+      expect(sse.raw).toContain(': keep-alive\n\nid: 1\nevent: chunk\ndata: {"step":1}\n\n: keep-alive\n\n');
       feed.end();
       await sse.ended;
     });

@@ -5,6 +5,7 @@ import { BillingRpc } from './billing/billing.rpc.js';
 import { ClientPageModule } from './client-page/client-page.module.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
 import { MathRpc } from './math/math.rpc.js';
+import { DurableRoutesIdentity } from './reports/durable-routes-identity.js';
 import { ReportsRpc } from './reports/reports.rpc.js';
 import { StreamingDemoModule } from './streaming/streaming-demo.module.js';
 import { UsersRpc } from './users/users.rpc.js';
@@ -16,6 +17,6 @@ import { UsersRpc } from './users/users.rpc.js';
     ClientPageModule,
     AccountModule,
   ],
-  providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc, ReportsRpc],
+  providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc, ReportsRpc, DurableRoutesIdentity],
 })
 export class AppModule {}

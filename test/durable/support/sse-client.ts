@@ -14,6 +14,8 @@ export interface SseSession {
   raw: string;
   events: ReceivedEvent[];
   comments: string[];
+  /** `Date.now()` when each comment arrived. */
+  commentTimes: number[];
   retry: number | undefined;
   /** Resolves when the server ends the response (or it is closed here). */
   ended: Promise<void>;
@@ -34,6 +36,7 @@ export async function openSse(url: string, init: { headers?: Record<string, stri
     raw: '',
     events: [],
     comments: [],
+    commentTimes: [],
     retry: undefined,
     ended: Promise.resolve(),
     async waitForEvents(count, timeoutMs = 5000) {
@@ -63,7 +66,10 @@ export async function openSse(url: string, init: { headers?: Record<string, stri
   const parser = createParser({
     onEvent: (e) => session.events.push({ id: e.id, event: e.event, data: e.data }),
     onRetry: (ms) => (session.retry = ms),
-    onComment: (c) => session.comments.push(c),
+    onComment: (c) => {
+      session.comments.push(c);
+      session.commentTimes.push(Date.now());
+    },
   });
   const notify = () => {
     const w = wake;

@@ -6,5 +6,6 @@ import { UserDirectory } from './user-directory.js';
 
 @Module({
   providers: [UserDirectory, AccountRpc, { provide: APP_GUARD, useClass: BearerTokenGuard }],
+  exports: [UserDirectory],
 })
 export class AccountModule {}

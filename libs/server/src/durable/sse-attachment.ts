@@ -9,8 +9,8 @@ import { SSE_KEEP_ALIVE_FRAME, sseEventFrames } from './sse-event-format.js';
  * after the terminal event. The client going away only detaches it: the stream runs on.
  */
 export class SseAttachment implements DurableEventSink {
-  /** Something was written since the last keep-alive tick. */
-  wroteSinceTick = true;
+  /** Keep-alive ticks since something was last written (the `retry:` frame counts). */
+  private idleTicks = 0;
   private subscription: DurableSubscription | undefined;
 
   constructor(
@@ -28,7 +28,7 @@ export class SseAttachment implements DurableEventSink {
   deliver(events: readonly DurableStreamEvent[]): boolean {
     const res = this.res;
     if (res.writableEnded || res.destroyed) return false;
-    this.wroteSinceTick = true;
+    this.idleTicks = 0;
     return res.write(sseEventFrames(events));
   }
 
@@ -38,12 +38,14 @@ export class SseAttachment implements DurableEventSink {
     if (!this.res.writableEnded) this.res.end();
   }
 
-  /** Called every keepAliveMs: a comment frame unless an event went out meanwhile. */
+  /**
+   * Called every keepAliveMs / KEEP_ALIVE_TICKS: a comment frame once nothing has been written for
+   * KEEP_ALIVE_TICKS ticks, so the silence never reaches keepAliveMs (a tick per keepAliveMs
+   * would let it grow to nearly twice that, past a proxy's idle timeout).
+   */
   keepAlive(): void {
-    if (this.wroteSinceTick) {
-      this.wroteSinceTick = false;
-      return;
-    }
+    if (++this.idleTicks < KEEP_ALIVE_TICKS) return;
+    this.idleTicks = 0;
     const res = this.res;
     if (!res.writableEnded && !res.destroyed && res.writableLength === 0) res.write(SSE_KEEP_ALIVE_FRAME);
   }
@@ -65,6 +67,12 @@ export class SseAttachment implements DurableEventSink {
   };
 }
 
+/**
+ * Ticks of the shared keep-alive timer per keepAliveMs: an idle response gets its comment between
+ * (TICKS - 1) / TICKS and 1 x keepAliveMs after its last write, and one every keepAliveMs after that.
+ */
+const KEEP_ALIVE_TICKS = 4;
+
 /** Every attached SSE response of this process, with one shared keep-alive timer for all of them. */
 export class SseAttachments {
   private readonly attachments = new Set<SseAttachment>();
@@ -74,7 +82,7 @@ export class SseAttachments {
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => {
         for (const attachment of this.attachments) attachment.keepAlive();
-      }, keepAliveMs);
+      }, Math.max(1, Math.floor(keepAliveMs / KEEP_ALIVE_TICKS)));
       this.timer.unref();
     }
   }
