@@ -63,25 +63,44 @@ async function main() {
 
   try {
     process.stdout.write('chat.stream (tokens)'.padEnd(29));
+    let finish;
     for await (const row of client.stream('chat.stream', { prompt: 'Hello from the client' })) {
-      process.stdout.write(typeof row?.delta === 'string' ? row.delta : JSON.stringify(row));
+      if (typeof row?.delta === 'string') process.stdout.write(row.delta);
+      else finish = row.finish_reason; // the last row, {done: true, finish_reason}
     }
-    process.stdout.write('\n');
+    process.stdout.write(`  [finish: ${finish}]\n`);
   } catch (error) {
     if (!unavailable(error)) throw error;
     console.log('(not available in this build of the demo: the streaming route has not landed)');
   }
 
   try {
-    const bytes = await client.stream('files.download', {}).collectResult();
-    print('files.download', `${bytes.length} bytes reassembled from result_chunk rows`);
+    // NDJSON that never ends on its own: `break` closes the request and the server stops tailing.
+    const lines = [];
+    for await (const row of client.stream('logs.tail', { intervalMs: 50 })) {
+      lines.push(`${row.seq} ${row.level}`);
+      if (lines.length === 3) break;
+    }
+    print('logs.tail (first 3, break)', lines);
+  } catch (error) {
+    if (!unavailable(error)) throw error;
+    print('logs.tail', '(not available in this build of the demo)');
+  }
+
+  try {
+    // `size` is required by the demo method (DownloadDto); 100 KB in 16 KiB base64 chunks.
+    const bytes = await client.stream('files.download', { size: 100_000, chunkSize: 16 * 1024 }).collectResult();
+    // The demo file's byte i is (i * 31 + 7) & 0xff (downloadByte in the streaming demo).
+    const intact = bytes.every((value, i) => value === ((i * 31 + 7) & 0xff));
+    print('files.download', `${bytes.length} bytes reassembled from result_chunk rows, ${intact ? 'intact' : 'CORRUPT'}`);
+    if (!intact) throw new Error('files.download: the reassembled bytes differ from the generated file');
   } catch (error) {
     if (!unavailable(error)) throw error;
     print('files.download', '(not available in this build of the demo)');
   }
 
   try {
-    const started = await client.call('report.generate', {});
+    const started = await client.call('report.generate', { steps: 10, delayMs: 200 });
     print('report.generate', started);
     const seen = [];
     for await (const event of client.attach(started.stream_id)) {
@@ -101,4 +120,11 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => app?.close());
+  .finally(async () => {
+    if (!app) return;
+    const closing = app.close();
+    // A connection the server is still holding (e.g. one left by the attach we broke out of)
+    // would keep close() waiting for the server's headersTimeout; this script is exiting anyway.
+    app.getHttpServer().closeAllConnections();
+    await closing;
+  });
