@@ -415,6 +415,12 @@ describe('startup checks for stream methods', () => {
     expect(await boot(OddModule)).toContain('"odd.stream" (Odd.o): @RpcStream format "xml" is not one of ndjson, sse, json-array');
   });
 
+  it('a keepAliveMs beyond what a Node timer can wait fails startup (it would fire every 1 ms)', async () => {
+    @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true, keepAliveMs: 2 ** 31 } })] })
+    class HugeKeepAlive {}
+    expect(await boot(HugeKeepAlive)).toContain('"stream.keepAliveMs" must be at most 2147483647 (about 24.8 days), got 2147483648');
+  });
+
   it('invalid stream options fail startup, all at once', async () => {
     @Module({
       imports: [
