@@ -20,6 +20,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { NestFactory } from '@nestjs/core';
 import {
   JsonRpcModule,
+  RpcCache,
   RpcException,
   RpcMethod,
   RpcRateLimitExceededException,
@@ -98,6 +99,12 @@ class Failing {
     throw new RpcException('Nothing to stream', { code: -32050, data: { why: 'empty' } });
   }
 
+  @RpcMethod('throws.early.odd-data')
+  @RpcStream()
+  throwsEarlyOddData(): AsyncIterable<unknown> {
+    throw new RpcException('Nothing to stream', { code: -32050, data: { big: 10n } });
+  }
+
   @RpcMethod('bigint.row')
   @RpcStream()
   async *bigintRow() {
@@ -120,6 +127,17 @@ defineStreamMethods(Failing, 'rpc-error-after-rows', async function* () {
 // eslint-disable-next-line require-yield
 defineStreamMethods(Failing, 'rpc-error-first', async function* () {
   throw new RpcException('Upstream unavailable', { code: -32011 });
+});
+// Error data JSON cannot represent: the frame must still go out (as -32603), never a hung client.
+const cyclic: Record<string, unknown> = {};
+cyclic.self = cyclic;
+defineStreamMethods(Failing, 'unserializable-error-data', async function* () {
+  yield { n: 1 };
+  throw new RpcException('Has odd data', { code: -32012, data: { big: 10n } });
+});
+defineStreamMethods(Failing, 'cyclic-error-data', async function* () {
+  yield { n: 1 };
+  throw new RpcException('Has odd data', { code: -32012, data: cyclic });
 });
 defineStreamMethods(Failing, 'plain-error-after-rows', async function* () {
   yield 'a';
@@ -235,6 +253,15 @@ describe('errors on /rpc/stream', () => {
         id: 5,
       }));
 
+    it('an RpcException whose data JSON cannot represent -> 500 -32603 with the request id, logged', async () => {
+      await preStream(call('throws.early.odd-data', undefined, 6), 500, {
+        jsonrpc: '2.0',
+        error: { code: -32603, message: 'Internal error' },
+        id: 6,
+      });
+      expect(t.logger.text('error')).toContain('Unhandled error in throws.early.odd-data: Do not know how to serialize a BigInt');
+    });
+
     it('wrong media type -> 415', async () => {
       const res = await fetch(`${t.url}/rpc/stream`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
       expect(res.status).toBe(415);
@@ -278,6 +305,15 @@ describe('errors on /rpc/stream', () => {
       expect(logged).toContain(`Unhandled error in plain-error-after-rows.${format}: disk on fire`);
       expect(logged).toMatch(/Error: disk on fire\n\s+at /);
     });
+
+    it.each(['unserializable-error-data', 'cyclic-error-data'])(
+      'an RpcException whose data JSON cannot represent (%s) still ends the stream, with -32603',
+      async (name) => {
+        const s = await openStream(t.url, { body: call(`${name}.${format}`) });
+        expect(await s.ended).toBe(expectedBody(format, ['{"n":1}'], '{"code":-32603,"message":"Internal error"}'));
+        expect(t.logger.text('error')).toContain(`Unhandled error in ${name}.${format}: `);
+      },
+    );
 
     it('a plain error before any row', async () => {
       const s = await openStream(t.url, { body: call(`plain-error-first.${format}`) });
@@ -353,15 +389,11 @@ describe('startup checks for stream methods', () => {
   });
 
   it('@RpcStream with @RpcCache fails startup', async () => {
-    const FakeRpcCache = (): MethodDecorator => (_t, _k, d) => {
-      Reflect.defineMetadata('nest-jsonrpc:cache', { ttl: 10 }, d.value as object);
-      return d;
-    };
     @Injectable()
     class Cached {
       @RpcMethod('cached.stream')
       @RpcStream()
-      @FakeRpcCache()
+      @RpcCache({ ttl: 10 })
       async *c() {}
     }
     @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })], providers: [Cached] })
@@ -381,6 +413,12 @@ describe('startup checks for stream methods', () => {
     @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })], providers: [Odd] })
     class OddModule {}
     expect(await boot(OddModule)).toContain('"odd.stream" (Odd.o): @RpcStream format "xml" is not one of ndjson, sse, json-array');
+  });
+
+  it('a keepAliveMs beyond what a Node timer can wait fails startup (it would fire every 1 ms)', async () => {
+    @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true, keepAliveMs: 2 ** 31 } })] })
+    class HugeKeepAlive {}
+    expect(await boot(HugeKeepAlive)).toContain('"stream.keepAliveMs" must be at most 2147483647 (about 24.8 days), got 2147483648');
   });
 
   it('invalid stream options fail startup, all at once', async () => {

@@ -4,7 +4,7 @@
  */
 import { CanActivate, ExecutionContext, Injectable, Module, UseGuards } from '@nestjs/common';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { JsonRpcModule, RpcMethod, RpcStream, StreamFormat, type RpcContext } from '@nest-jsonrpc/server';
+import { JsonRpcModule, RpcMethod, RpcRateLimit, RpcStream, StreamFormat, type RpcContext } from '@nest-jsonrpc/server';
 import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
 import { downloadByte } from '../../apps/demo/src/streaming/streaming-demo.rpc.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
@@ -36,6 +36,13 @@ class GetMethods {
   @UseGuards(CookieGuard)
   async *withCookie() {
     yield { authorised: true };
+  }
+
+  @RpcMethod('limited.sse')
+  @RpcRateLimit({ limit: 2, interval: 60 })
+  @RpcStream({ format: StreamFormat.Sse })
+  async *limited() {
+    yield { ok: true };
   }
 
   @RpcMethod('admin.sse', { roles: ['admin'] })
@@ -118,6 +125,23 @@ describe('GET /rpc/stream (EventSource) and the demo streams', () => {
       expect((await res.json()).error).toEqual({ code: -32001, message: 'One of the following roles is required: admin' });
       res = await fetch(t.url + query('admin.sse', undefined, '2'), { headers: { 'x-roles': 'admin' } });
       expect(await res.text()).toBe('data: {"secret":1}\n\nevent: end\ndata: {}\n\n');
+    });
+
+    it('the same rate limits apply: over the limit -> 400 -32003 with Retry-After, no stream', async () => {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(t.url + query('limited.sse', undefined, String(i)));
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe('data: {"ok":true}\n\nevent: end\ndata: {}\n\n');
+      }
+      const res = await fetch(t.url + query('limited.sse', undefined, '9'));
+      expect(res.status).toBe(400);
+      expect(res.headers.get('retry-after')).toBe('60');
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32003, message: 'Rate limit exceeded for limited.sse', data: { retryAfter: 60 } },
+        id: 9,
+      });
     });
 
     it('refuses non-SSE methods, bad params, a missing method and unknown methods with plain envelopes', async () => {

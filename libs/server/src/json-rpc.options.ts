@@ -129,6 +129,9 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   redis: ['url', 'keyPrefix'],
 };
 
+/** The longest delay a Node timer honours (2^31 - 1 ms). */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
 /**
  * Fills defaults and rejects what we do not understand, all problems in one error: a typo in an
  * option name must not silently fall back to a default.
@@ -178,6 +181,8 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   }
   const keepAliveMs = options.stream?.keepAliveMs ?? 15_000;
   integer('stream.keepAliveMs', keepAliveMs, 0);
+  // Node timers clamp longer delays to 1 ms: a "practically never" value would flood comments.
+  if (keepAliveMs > MAX_TIMER_DELAY_MS) problems.push(`"stream.keepAliveMs" must be at most ${MAX_TIMER_DELAY_MS} (about 24.8 days), got ${keepAliveMs}`);
   const streamHeaders = resolveStreamHeaders(options.stream?.headers, problems);
   if (options.stream?.enabled && streamPath === path) problems.push(`"stream.path" must differ from "path" (both are "${path}")`);
   const durable = resolveDurableOptions(options.durable, problems);

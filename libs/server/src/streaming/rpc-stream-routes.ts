@@ -74,15 +74,24 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     );
   }
 
-  const sendError = (reply: FastifyReply, exchange: RpcHttpExchange, id: RpcId, error: RpcErrorObject): void => {
+  const sendError = (reply: FastifyReply, exchange: RpcHttpExchange, id: RpcId, error: RpcErrorObject, method?: string): void => {
     reply.header(REQUEST_ID_HEADER, exchange.requestId);
     if (exchange.retryAfter > 0) reply.header('retry-after', String(Math.ceil(exchange.retryAfter)));
-    reply.code(preStreamHttpStatus(error.code)).header('content-type', JSON_CONTENT_TYPE).send(serializeError(id, error));
+    let body: string;
+    try {
+      body = serializeError(id, error);
+    } catch (serializationError) {
+      // `data` JSON cannot represent (BigInt, a cycle): -32603 for this call, logged, id kept.
+      error = mapper.toErrorObject(serializationError, method);
+      body = serializeError(id, error);
+    }
+    reply.code(preStreamHttpStatus(error.code)).header('content-type', JSON_CONTENT_TYPE).send(body);
   };
 
-  const begin = (reply: FastifyReply, exchange: RpcHttpExchange, opening: RpcStreamOpening): void => {
+  /** `method` is the requested name, for logs (the opening has no context when it failed). */
+  const begin = (reply: FastifyReply, exchange: RpcHttpExchange, opening: RpcStreamOpening, method: string | undefined): void => {
     if (opening.error) {
-      sendError(reply, exchange, opening.id, opening.error);
+      sendError(reply, exchange, opening.id, opening.error, method);
       return;
     }
     const { ctx, definition } = opening;
@@ -90,7 +99,7 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     try {
       iterator = rowIteratorOf(unboxStreamSource(opening.value));
     } catch (error) {
-      sendError(reply, exchange, ctx.id ?? null, mapper.toErrorObject(error, ctx.method));
+      sendError(reply, exchange, ctx.id ?? null, mapper.toErrorObject(error, ctx.method), ctx.method);
       return;
     }
     const config = writerConfigs.get(definition.stream!.format)!;
@@ -112,12 +121,17 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     writer.start();
   };
 
-  const open = (reply: FastifyReply, exchange: RpcHttpExchange, opening: RpcStreamOpening | Promise<RpcStreamOpening>) => {
+  const open = (
+    reply: FastifyReply,
+    exchange: RpcHttpExchange,
+    opening: RpcStreamOpening | Promise<RpcStreamOpening>,
+    method: string | undefined,
+  ) => {
     if (!isPromiseLike(opening)) {
-      begin(reply, exchange, opening);
+      begin(reply, exchange, opening, method);
       return undefined;
     }
-    return opening.then((settled) => begin(reply, exchange, settled));
+    return opening.then((settled) => begin(reply, exchange, settled, method));
   };
 
   const handlePost = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
@@ -125,7 +139,8 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     const body = parseJsonText(request.body as string | undefined);
     if (body === NOT_JSON) return void sendError(reply, exchange, null, PARSE_ERROR);
     if (Array.isArray(body)) return void sendError(reply, exchange, null, BATCH_REJECTED);
-    return open(reply, exchange, dispatcher.openStream(body, exchange));
+    const method = (body as { method?: unknown } | null)?.method;
+    return open(reply, exchange, dispatcher.openStream(body, exchange), typeof method === 'string' ? method : undefined);
   };
 
   /** `EventSource` can only GET: the envelope comes from the query string. SSE methods only. */
@@ -147,7 +162,7 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
       }
       envelope.params = parsed;
     }
-    return open(reply, exchange, dispatcher.openStream(envelope, exchange, StreamFormat.Sse));
+    return open(reply, exchange, dispatcher.openStream(envelope, exchange, StreamFormat.Sse), method);
   };
 
   /** Errors Fastify raises before our handler runs: body too large, wrong media type, bad framing. */

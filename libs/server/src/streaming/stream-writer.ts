@@ -112,7 +112,7 @@ export class StreamResponseWriter {
     if (this.state !== WriterState.Open) return;
     this.abortTarget.abort(new Error(error.message));
     this.stopIterator();
-    this.end(this.config.encoder.error(error, this.rows));
+    this.end(this.errorFrame(error));
   }
 
   private async pump(): Promise<void> {
@@ -148,7 +148,21 @@ export class StreamResponseWriter {
       if (this.state !== WriterState.Open) return;
       const errorObject = this.config.toErrorObject(error, this.method);
       if (!this.iteratorFinished) this.stopIterator();
-      this.end(encoder.error(errorObject, this.rows));
+      this.end(this.errorFrame(errorObject));
+    }
+  }
+
+  /**
+   * The in-band error frame. An `RpcException` whose `data` JSON cannot represent (BigInt, a
+   * cycle) would make the encoder throw and leave the client waiting for an end that never
+   * comes: it becomes -32603 instead (logged by `toErrorObject`), like an unserialisable row.
+   */
+  private errorFrame(errorObject: RpcErrorObject): string {
+    const encoder = this.config.encoder;
+    try {
+      return encoder.error(errorObject, this.rows);
+    } catch (serializationError) {
+      return encoder.error(this.config.toErrorObject(serializationError, this.method), this.rows);
     }
   }
 
