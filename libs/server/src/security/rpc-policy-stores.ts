@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ThrottlerStorage } from '@nestjs/throttler';
@@ -22,7 +23,24 @@ const DEFAULT_KEY_PREFIX = 'nest-jsonrpc:';
 interface RedisConnections {
   throttler: Redis;
   cache: Cache;
+  /** The node-redis client under the cache's `@keyv/redis` store. */
+  cacheClient: { isOpen: boolean; isReady: boolean; close(): Promise<unknown>; destroy(): void };
   keyPrefix: string;
+}
+
+/** Milliseconds to wait for a Redis connection before a cache read counts as a miss. */
+const REDIS_CONNECT_TIMEOUT_MS = 2000;
+const REDIS_ERROR_LOG_INTERVAL_MS = 10_000;
+
+/** Logs a Redis client's connection errors as warnings, at most one per client every 10 s. */
+function warnAtMostEvery10s(logger: Logger, what: string): (error: Error) => void {
+  let lastAt = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < REDIS_ERROR_LOG_INTERVAL_MS) return;
+    lastAt = now;
+    logger.warn(`Redis for ${what} unavailable: ${error.message}`);
+  };
 }
 
 /**
@@ -58,11 +76,35 @@ export class RpcPolicyStores implements OnApplicationShutdown {
     // One after the other: jest's ESM loader fails on concurrent imports sharing a dependency.
     const { Redis } = await import('ioredis');
     const { Keyv } = await import('keyv');
-    const { default: KeyvRedis } = await import('@keyv/redis');
+    const { default: KeyvRedis, createClient } = await import('@keyv/redis');
     const { createCache } = await import('cache-manager');
-    const throttler = new Redis(url, { maxRetriesPerRequest: 2 });
-    const cache = createCache({ stores: [new Keyv({ store: new KeyvRedis(url), namespace: undefined, useKeyPrefix: false })] });
-    return new RpcPolicyStores(options, moduleRef, { throttler, cache, keyPrefix });
+    const logger = new Logger('JsonRpc');
+    // Offline queue off: while Redis is unreachable a limited call fails at once (-32603) instead of
+    // waiting through reconnect backoff. Without an 'error' listener ioredis prints "Unhandled
+    // error event" on every reconnect attempt.
+    // disconnectTimeout: ioredis keeps a timer that long at shutdown when the socket already failed.
+    const throttler = new Redis(url, { enableOfflineQueue: false, connectTimeout: REDIS_CONNECT_TIMEOUT_MS, disconnectTimeout: 500 });
+    throttler.on('error', warnAtMostEvery10s(logger, 'rate limits'));
+    // Our own node-redis client rather than @keyv/redis's default one: that one queues commands
+    // while Redis is unreachable and waits for it forever, so a cached call would hang instead of
+    // being answered uncached. With the offline queue off a command fails at once (a miss).
+    const cacheClient = createClient({
+      url,
+      disableOfflineQueue: true,
+      // Backoff capped at 500 ms: node-redis sleeps it out even after the client is destroyed, so
+      // a longer one would hold the process open at shutdown while Redis is down.
+      socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(2 ** retries * 50, 500) },
+    });
+    cacheClient.on('error', warnAtMostEvery10s(logger, 'the result cache'));
+    const connecting = cacheClient.connect().catch(() => undefined);
+    // Startup waits for both connections, at most REDIS_CONNECT_TIMEOUT_MS: with Redis down the
+    // app still starts, limited calls answer -32603 and cached calls run uncached until it is back.
+    await Promise.race([
+      Promise.all([connecting, once(throttler, 'ready').catch(() => undefined)]),
+      new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_TIMEOUT_MS).unref()),
+    ]);
+    const cache = createCache({ stores: [new Keyv({ store: new KeyvRedis(cacheClient), namespace: undefined, useKeyPrefix: false })] });
+    return new RpcPolicyStores(options, moduleRef, { throttler, cache, cacheClient, keyPrefix });
   }
 
   throttlerStorage(): ThrottlerStorage {
@@ -116,8 +158,13 @@ export class RpcPolicyStores implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis) return;
-    const { throttler, cache } = this.redis;
-    await Promise.allSettled([throttler.quit(), cache.disconnect()]);
+    const { throttler, cacheClient } = this.redis;
+    // Graceful when connected (pending writes finish); with Redis down a graceful close would wait
+    // for a connection that may never come.
+    await Promise.allSettled([
+      throttler.status === 'ready' ? throttler.quit() : Promise.resolve(throttler.disconnect()),
+      cacheClient.isOpen ? (cacheClient.isReady ? cacheClient.close() : Promise.resolve(cacheClient.destroy())) : undefined,
+    ]);
   }
 
   private lookup<T>(token: string | symbol): T | undefined {

@@ -1,4 +1,5 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { RpcInternalErrorException } from '../errors/rpc-exceptions.js';
 import type { Redis } from 'ioredis';
 import type { ThrottlerStorageRecordLike } from './rpc-memory-throttler.storage.js';
 
@@ -52,7 +53,15 @@ export class RpcRedisThrottlerStorage implements ThrottlerStorage {
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, _throttlerName?: string): Promise<ThrottlerStorageRecordLike> {
     const hitsKey = `${this.keyPrefix}rl:${key}`;
-    const [hits, ttlMs, blocked, blockMs] = await this.redis.rpcThrottlerIncrement(hitsKey, `${hitsKey}:blocked`, ttl, limit, blockDuration);
+    let reply: IncrementReply;
+    try {
+      reply = await this.redis.rpcThrottlerIncrement(hitsKey, `${hitsKey}:blocked`, ttl, limit, blockDuration);
+    } catch (error) {
+      // Redis unreachable: the call is refused (a limit that cannot be counted is not lifted). The
+      // outage is logged by the client's error listener, not once per refused call with a stack.
+      throw new RpcInternalErrorException('Internal error', { cause: error });
+    }
+    const [hits, ttlMs, blocked, blockMs] = reply;
     return {
       totalHits: Number(hits),
       timeToExpire: Math.max(0, Math.ceil(Number(ttlMs) / 1000)),
