@@ -3,8 +3,8 @@
  * (import map onto the built package) calls, batches and streams against the real server.
  */
 import { Module } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { JsonRpcModule, MemoryStreamStore } from '@nest-jsonrpc/server';
 import { BillingRpc } from '../../apps/demo/src/billing/billing.rpc.js';
 import { ClientPageModule } from '../../apps/demo/src/client-page/client-page.module.js';
@@ -13,12 +13,6 @@ import { ReportsRpc } from '../../apps/demo/src/reports/reports.rpc.js';
 import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  if (process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but no Chromium at ${CHROMIUM}`);
-  console.warn(`\n*** SKIPPING the browser client test: no Chromium at ${CHROMIUM} (apt-get install -y chromium) ***\n`);
-}
 
 @Module({
   imports: [
@@ -30,16 +24,13 @@ if (!haveChromium) {
 })
 class ClientPageTestModule {}
 
-(haveChromium ? describe : describe.skip)('demo /client page: @nest-jsonrpc/client in headless Chromium', () => {
+describeWithChromium('the browser client test')('demo /client page: @nest-jsonrpc/client in headless Chromium', () => {
   let t: TestApp;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestApp(ClientPageTestModule);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -358,6 +358,13 @@ describe('durable streams: configuration', () => {
     });
   });
 
+  it('rejects a keepAliveMs longer than a Node timer can wait (it would fire every 1 ms)', async () => {
+    @Module({ imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore(), keepAliveMs: 2 ** 31 } })] })
+    class TooLong {}
+    const failure = NestFactory.create(TooLong, new FastifyAdapter(), { logger: false, abortOnError: false }).then((app) => app.init());
+    await expect(failure).rejects.toThrow('"durable.keepAliveMs" must be at most 2147483647 (about 24.8 days), got 2147483648');
+  });
+
   it('serves the routes under a custom path', async () => {
     const tmp = tempDir();
     const t = await startTestApp(durableModule({ durable: { enabled: true, path: '/jobs', store: new MemoryStreamStore() } }));

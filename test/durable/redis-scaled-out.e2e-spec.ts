@@ -38,8 +38,10 @@ describeRedis('durable streams scaled out over Redis (two instances)', () => {
   const keyPrefix = `test:durable:${randomUUID()}:`;
   let a: TestApp;
   let b: TestApp;
-  const storeA = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 200 });
-  const storeB = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 200 });
+  // Heartbeats every second: an instance is presumed dead after 3 s, which a loaded CI machine
+  // never stalls for (200 ms heartbeats made a busy moment look like a dead instance).
+  const storeA = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 1000 });
+  const storeB = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 1000 });
 
   beforeAll(async () => {
     a = await startTestApp(durableModule({ durable: { enabled: true, store: storeA, maxRunning: { perUser: 2 } } }), headerAuth);
@@ -133,7 +135,7 @@ describeRedis('durable streams scaled out over Redis (two instances)', () => {
 
   it('a dead instance\'s running streams are ended as interrupted by a survivor', async () => {
     // A third instance whose process "dies": its heartbeat stops and it never writes again.
-    const storeC = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 200 });
+    const storeC = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 1000 });
     const c = await startTestApp(durableModule({ durable: { enabled: true, store: storeC } }));
     const id = await start(c, 'jobs.manual');
     const feed = await eventually(() => feeds.get(id));

@@ -3,23 +3,17 @@
  * browser EventSource (GET /rpc/stream), and the `end` event stops the browser from reconnecting.
  */
 import { Module } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  if (process.env.REQUIRE_CHROMIUM === '1') throw new Error(`REQUIRE_CHROMIUM=1 but no Chromium at ${CHROMIUM}`);
-  console.warn(`\n*** SKIPPING the browser EventSource test: no Chromium at ${CHROMIUM} (apt-get install -y chromium) ***\n`);
-}
 
 @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule] })
 class DemoStreamingModule {}
 
-(haveChromium ? describe : describe.skip)('demo chat page in headless Chromium', () => {
+describeWithChromium('the browser EventSource test')('demo chat page in headless Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   const streamRequests: string[] = [];
@@ -31,10 +25,7 @@ class DemoStreamingModule {}
         done();
       });
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

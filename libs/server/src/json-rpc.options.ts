@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { MAX_TIMER_DELAY_MS } from './timer-delay.js';
 import { resolveDurableOptions, type JsonRpcDurableOptions, type ResolvedDurableOptions } from './durable/durable-options.js';
 
 export type RolesMatch = 'any' | 'all';
@@ -129,8 +130,6 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   redis: ['url', 'keyPrefix'],
 };
 
-/** The longest delay a Node timer honours (2^31 - 1 ms). */
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**
  * Fills defaults and rejects what we do not understand, all problems in one error: a typo in an

@@ -2,9 +2,9 @@ import type { ArgumentsHost } from '@nestjs/common';
 import type { ContextId } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ParamPlan } from '../params/param-plan.js';
+import { callerRoles, requestUser, type RolesResolver } from '../security/caller-identity.js';
 import type { RpcId, RpcParamsValue } from '../protocol/envelope.js';
 
-export type RolesResolver = (request: FastifyRequest) => readonly string[] | undefined;
 
 /**
  * State of one HTTP request shared by every call it carries (one, or each item of a batch):
@@ -54,13 +54,10 @@ export class RpcHttpExchange {
   }
 
   get roles(): readonly string[] {
-    const user = (this.request as { user?: unknown }).user;
+    const user = requestUser(this.request);
     if (this.resolvedRoles && this.rolesResolvedFor === user) return this.resolvedRoles;
     this.rolesResolvedFor = user;
-    const roles = this.rolesResolver
-      ? this.rolesResolver(this.request)
-      : (this.request as { user?: { roles?: unknown } }).user?.roles;
-    return (this.resolvedRoles = Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : []);
+    return (this.resolvedRoles = callerRoles(this.request, this.rolesResolver));
   }
 }
 
@@ -90,9 +87,9 @@ export class RpcContext {
     return this.exchange.request;
   }
 
-  /** `request.user`, as Passport and most auth guards set it. */
+  /** `request.user`, as Passport and most auth guards set it (else the raw request's, set by middleware). */
   get user(): unknown {
-    return (this.exchange.request as { user?: unknown }).user;
+    return requestUser(this.exchange.request);
   }
 
   /** `request.user.roles`, or what `security.rolesResolver` returns. */

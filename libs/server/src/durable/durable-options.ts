@@ -1,3 +1,4 @@
+import { MAX_TIMER_DELAY_MS } from '../timer-delay.js';
 import type { StreamStore } from './stream-store.js';
 
 export interface JsonRpcDurableOptions {
@@ -58,6 +59,7 @@ export function resolveDurableOptions(options: JsonRpcDurableOptions | undefined
   };
   const keepAliveMs = o.keepAliveMs ?? 15_000;
   integer('durable.keepAliveMs', keepAliveMs, 0);
+  if (keepAliveMs > MAX_TIMER_DELAY_MS) problems.push(`"durable.keepAliveMs" must be at most ${MAX_TIMER_DELAY_MS} (about 24.8 days), got ${keepAliveMs}`);
   const retryMs = o.retryMs ?? 3_000;
   integer('durable.retryMs', retryMs, 0);
   const maxRunning: { total?: number; perUser?: number } = {};

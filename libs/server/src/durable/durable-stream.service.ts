@@ -24,6 +24,7 @@ import { DurableStreamRun } from './durable-stream-run.js';
 import { DurableSubscription } from './durable-subscription.js';
 import { SqliteStreamStore } from './sqlite-stream-store.js';
 import { SseAttachments, type SseAttachment } from './sse-attachment.js';
+import { callerRoles, callerUserId } from '../security/caller-identity.js';
 import { RpcAccessRule } from '../security/rpc-access-rule.js';
 import { durableLiveRows } from './durable-live-rows.js';
 import { NotAStreamSourceError, unboxStreamSource } from '../streaming/stream-source.js';
@@ -55,16 +56,6 @@ export type DurableAccess =
   | { ok: true; record: DurableStreamRecord }
   | { ok: false; status: 404 | 410 | 403; message: string };
 
-/** `ctx.user` id: `user.id`, else `user.sub`; null for anonymous callers. */
-export function ownerOf(user: unknown): string | null {
-  if (user === null || typeof user !== 'object') return null;
-  const { id, sub } = user as { id?: unknown; sub?: unknown };
-  const value = id ?? sub;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-/** Same rule and message as the dispatcher's check on `POST /rpc`. */
 
 const LIST_LIMIT = 1000;
 
@@ -128,7 +119,7 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
     this.offCancel = store.onCancel((id) => this.runs.get(id)?.abandon());
     const recovered = await store.recoverInterrupted(new Set(this.runs.keys()), Date.now());
     if (recovered.length) this.logger.warn(`Marked ${recovered.length} durable stream(s) left running by a previous process as interrupted`);
-    this.attachments = new SseAttachments(this.options.durable.keepAliveMs);
+    this.attachments = new SseAttachments(this.options.durable.keepAliveMs, this.logger);
     const sweepEvery = Math.min(60_000, Math.max(250, Math.floor(this.retentionMs / 4)));
     this.sweepTimer = setInterval(() => void this.sweep(), sweepEvery);
     this.sweepTimer.unref();
@@ -200,7 +191,7 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
     // last value by Nest's chain.
     const source = unboxStreamSource(await invoker.invoke(durableCtx));
     if (!isStreamSource(source)) throw new NotAStreamSourceError(source);
-    const owner = ownerOf(ctx.user);
+    const owner = callerUserId(ctx.request, this.options.security.userIdResolver) ?? null;
     const created = await store.create({ id, method: definition.name, owner, createdAt: Date.now(), limits: this.options.durable.maxRunning });
     if (!created.ok) {
       closeSource(source);
@@ -222,14 +213,10 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
 
   // ---- the REST routes --------------------------------------------------------------------------
 
+  /** The same identity the calls use: `security.userIdResolver` (else `user.id`, `sub`, `username`) and roles. */
   callerOf(request: FastifyRequest): DurableCaller {
-    const user = (request as { user?: unknown }).user;
-    const resolver = this.options.security.rolesResolver;
-    const roles = resolver ? resolver(request) : (user as { roles?: unknown } | undefined)?.roles;
-    return {
-      owner: ownerOf(user),
-      roles: Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [],
-    };
+    const { userIdResolver, rolesResolver } = this.options.security;
+    return { owner: callerUserId(request, userIdResolver) ?? null, roles: callerRoles(request, rolesResolver) };
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { DurableStreamEvent } from './durable-event.js';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
@@ -16,6 +17,7 @@ export class SseAttachment implements DurableEventSink {
   constructor(
     readonly res: ServerResponse,
     private readonly onClosed: (attachment: SseAttachment) => void,
+    private readonly onFailed: (error: unknown) => void,
   ) {
     res.on('drain', this.onDrain);
     res.once('close', this.onClose);
@@ -34,7 +36,7 @@ export class SseAttachment implements DurableEventSink {
 
   finish(error?: unknown): void {
     // On a store failure the response just ends: the client reconnects with Last-Event-ID.
-    void error;
+    if (error !== undefined) this.onFailed(error);
     if (!this.res.writableEnded) this.res.end();
   }
 
@@ -78,7 +80,10 @@ export class SseAttachments {
   private readonly attachments = new Set<SseAttachment>();
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(keepAliveMs: number) {
+  constructor(
+    keepAliveMs: number,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => {
         for (const attachment of this.attachments) attachment.keepAlive();
@@ -92,7 +97,7 @@ export class SseAttachments {
   }
 
   open(res: ServerResponse): SseAttachment {
-    const attachment = new SseAttachment(res, this.remove);
+    const attachment = new SseAttachment(res, this.remove, this.reportFailure);
     this.attachments.add(attachment);
     return attachment;
   }
@@ -106,5 +111,9 @@ export class SseAttachments {
 
   private readonly remove = (attachment: SseAttachment): void => {
     this.attachments.delete(attachment);
+  };
+
+  private readonly reportFailure = (error: unknown): void => {
+    this.logger.warn(`An attached SSE response ended on a store failure (the client resumes with Last-Event-ID): ${error instanceof Error ? error.message : String(error)}`);
   };
 }

@@ -1,16 +1,15 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyError, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { RpcHttpExchange } from '../dispatch/rpc-context.js';
 import type { RpcDispatcher, RpcItemOutcome } from '../dispatch/rpc-dispatcher.js';
 import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
 import { RpcErrorCode } from '../protocol/error-codes.js';
 import type { RpcErrorObject } from '../protocol/envelope.js';
 import { NOT_JSON, parseJsonText } from '../protocol/json-text.js';
-import { serializeError } from '../protocol/response.js';
-import { JSON_RPC_CONTENT_TYPES, registerJsonRpcBodyParser } from './json-body-parser.js';
+import { registerJsonRpcBodyParser } from './json-body-parser.js';
+import { JSON_CONTENT_TYPE, sendEnvelopeError, transportErrorHandler } from './transport-errors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error' });
 
 export interface RpcHttpRoutesDeps {
@@ -65,49 +64,15 @@ export function jsonRpcHttpRoutes({ dispatcher, options, logger }: RpcHttpRoutes
     return undefined;
   };
 
-  /** Errors Fastify raises before our handler runs: body too large, wrong media type, bad framing. */
-  const onTransportError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    let status: number;
-    let rpcError: RpcErrorObject;
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        status = 413;
-        rpcError = { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: body exceeds ${options.maxRequestSize} bytes` };
-        break;
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_TYPE':
-        status = 415;
-        rpcError = { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: Content-Type must be ${JSON_RPC_CONTENT_TYPES[0]}` };
-        break;
-      default:
-        if (error.statusCode !== undefined && error.statusCode < 500) {
-          status = 400;
-          rpcError = { code: RpcErrorCode.ParseError, message: 'Parse error: the request body could not be read' };
-        } else {
-          logger.error(`Request failed before dispatch: ${error.message}`, error.stack);
-          status = 500;
-          rpcError = { code: RpcErrorCode.InternalError, message: 'Internal error' };
-        }
-    }
-    reply
-      .code(status)
-      .header(REQUEST_ID_HEADER, requestIdOf(request))
-      .header('content-type', JSON_CONTENT_TYPE)
-      .send(serializeError(null, rpcError));
-  };
 
   const methodNotAllowed = (request: FastifyRequest, reply: FastifyReply) => {
-    reply
-      .code(405)
-      .header('allow', 'POST')
-      .header(REQUEST_ID_HEADER, requestIdOf(request))
-      .header('content-type', JSON_CONTENT_TYPE)
-      .send(serializeError(null, { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request: use POST' }));
+    reply.header('allow', 'POST');
+    sendEnvelopeError(request, reply, 405, { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request: use POST' });
   };
 
   return (instance: FastifyInstance, _opts, done) => {
     registerJsonRpcBodyParser(instance, bodyLimit);
-    instance.setErrorHandler(onTransportError);
+    instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, logger, 'Request'));
     instance.route({ method: 'POST', url: options.path, bodyLimit, handler: handle });
     instance.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url: options.path, handler: methodNotAllowed });
     done();

@@ -39,6 +39,15 @@ describe('frame encoders (DESIGN §4)', () => {
     expect(SSE_END_FRAME).toBe('event: end\ndata: {}\n\n');
   });
 
+  it('error frames are escaped like rows: a message carrying </script> stays inert in every format', () => {
+    const error = { code: 1, message: '</script>', data: { html: '<b>' } };
+    const escaped = '{"code":1,"message":"\\u003c/script>","data":{"html":"\\u003cb>"}}';
+    expect(ndjsonEncoder.error(error, 0)).toBe(`{"error":${escaped}}\n`);
+    expect(sseEncoder.error(error, 0)).toBe(`event: error\ndata: {"error":${escaped}}\n\n`);
+    expect(jsonArrayEncoder.error(error, 1)).toBe(`,{"_error":${escaped}}`);
+    expect(JSON.parse(ndjsonEncoder.error(error, 0))).toEqual({ error });
+  });
+
   it('frameEncoderFor knows the three formats and nothing else', () => {
     expect(frameEncoderFor(StreamFormat.Ndjson)).toBe(ndjsonEncoder);
     expect(frameEncoderFor(StreamFormat.Sse)).toBe(sseEncoder);

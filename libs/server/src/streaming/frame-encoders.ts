@@ -5,6 +5,7 @@
 import { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import type { RpcErrorObject } from '../protocol/envelope.js';
 import { serializeErrorObject } from '../protocol/response.js';
+import { escapeStreamJson } from './row-serializer.js';
 
 /** How one format frames a stream. `rowJson` is single-line JSON from `serializeStreamRow`. */
 export interface StreamFrameEncoder {
@@ -61,7 +62,7 @@ export const SSE_KEEP_ALIVE = ':\n\n';
 
 /** `{"error":{...}}`, the body of NDJSON and SSE error frames. */
 export function encodeErrorRow(error: RpcErrorObject): string {
-  return `{"error":${serializeErrorObject(error)}}`;
+  return `{"error":${escapeStreamJson(serializeErrorObject(error))}}`;
 }
 
 export const SSE_ERROR_EVENT = 'error';
@@ -101,7 +102,7 @@ export const jsonArrayEncoder: StreamFrameEncoder = Object.freeze({
   preamble: '[',
   row: (rowJson: string, index: number) => (index === 0 ? rowJson : `,${rowJson}`),
   error: (error: RpcErrorObject, rowsWritten: number) =>
-    `${rowsWritten === 0 ? '' : ','}{"_error":${serializeErrorObject(error)}}`,
+    `${rowsWritten === 0 ? '' : ','}{"_error":${escapeStreamJson(serializeErrorObject(error))}}`,
   epilogue: ']',
   keepAlive: undefined,
 });

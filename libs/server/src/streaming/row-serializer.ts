@@ -19,6 +19,10 @@ function escapeChar(char: string): string {
  */
 export function serializeStreamRow(value: unknown): string {
   const json = JSON.stringify(value);
-  if (json === undefined) return 'null';
+  return json === undefined ? 'null' : escapeStreamJson(json);
+}
+
+/** The same escaping for JSON text built elsewhere (error frames). */
+export function escapeStreamJson(json: string): string {
   return NEEDS_ESCAPE.test(json) ? json.replace(NEEDS_ESCAPE_ALL, escapeChar) : json;
 }

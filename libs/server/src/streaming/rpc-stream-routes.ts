@@ -8,13 +8,14 @@
  * 200, and `StreamResponseWriter` owns the socket: from then on every error is an in-band frame.
  */
 import type { Logger } from '@nestjs/common';
-import type { FastifyError, FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { StreamFormat } from '../decorators/rpc-stream.decorator.js';
 import { RpcHttpExchange } from '../dispatch/rpc-context.js';
 import type { RpcDispatcher, RpcStreamOpening } from '../dispatch/rpc-dispatcher.js';
 import { RpcExceptionMapper } from '../errors/exception-mapper.js';
-import { JSON_RPC_CONTENT_TYPES, registerJsonRpcBodyParser } from '../http/json-body-parser.js';
+import { registerJsonRpcBodyParser } from '../http/json-body-parser.js';
+import { JSON_CONTENT_TYPE, sendEnvelopeError, transportErrorHandler } from '../http/transport-errors.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import type { ResolvedJsonRpcOptions } from '../json-rpc.options.js';
 import { RpcErrorCode } from '../protocol/error-codes.js';
@@ -26,7 +27,6 @@ import { preStreamHttpStatus } from './pre-stream-status.js';
 import { rowIteratorOf, unboxStreamSource } from './stream-source.js';
 import { StreamResponseWriter, type StreamWriterConfig } from './stream-writer.js';
 
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error' });
 const BATCH_REJECTED: RpcErrorObject = Object.freeze({
   code: RpcErrorCode.InvalidRequest,
@@ -165,43 +165,15 @@ export function jsonRpcStreamRoutes({ dispatcher, options, logger }: RpcStreamRo
     return open(reply, exchange, dispatcher.openStream(envelope, exchange, StreamFormat.Sse), method);
   };
 
-  /** Errors Fastify raises before our handler runs: body too large, wrong media type, bad framing. */
-  const onTransportError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    let status: number;
-    let rpcError: RpcErrorObject;
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      status = 413;
-      rpcError = { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: body exceeds ${options.maxRequestSize} bytes` };
-    } else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.code === 'FST_ERR_CTP_INVALID_TYPE') {
-      status = 415;
-      rpcError = { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: Content-Type must be ${JSON_RPC_CONTENT_TYPES[0]}` };
-    } else if (error.statusCode !== undefined && error.statusCode < 500) {
-      status = 400;
-      rpcError = { code: RpcErrorCode.ParseError, message: 'Parse error: the request body could not be read' };
-    } else {
-      logger.error(`Stream request failed before dispatch: ${error.message}`, error.stack);
-      status = 500;
-      rpcError = { code: RpcErrorCode.InternalError, message: 'Internal error' };
-    }
-    reply
-      .code(status)
-      .header(REQUEST_ID_HEADER, requestIdOf(request))
-      .header('content-type', JSON_CONTENT_TYPE)
-      .send(serializeError(null, rpcError));
-  };
 
   const methodNotAllowed = (request: FastifyRequest, reply: FastifyReply) => {
-    reply
-      .code(405)
-      .header('allow', 'GET, POST')
-      .header(REQUEST_ID_HEADER, requestIdOf(request))
-      .header('content-type', JSON_CONTENT_TYPE)
-      .send(serializeError(null, { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request: use POST (or GET for SSE methods)' }));
+    reply.header('allow', 'GET, POST');
+    sendEnvelopeError(request, reply, 405, { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request: use POST (or GET for SSE methods)' });
   };
 
   return (instance: FastifyInstance, _opts, done) => {
     registerJsonRpcBodyParser(instance, bodyLimit);
-    instance.setErrorHandler(onTransportError);
+    instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, logger, 'Stream request'));
     instance.route({ method: 'POST', url: path, bodyLimit, handler: handlePost });
     instance.route({ method: 'GET', url: path, exposeHeadRoute: false, handler: handleGet });
     instance.route({ method: ['PUT', 'PATCH', 'DELETE'], url: path, handler: methodNotAllowed });
