@@ -22,10 +22,31 @@ const WORKLOADS = [
   { workload: '1 MB payload (echo)', body: oneMb, goal: 0.95, connections: 10 },
 ];
 
+/**
+ * Not a goal: an empty 204 route inside a Nest app (no module) vs bare Fastify. Whatever the
+ * module does, its ratio cannot beat this one, since its routes live in the same Nest app.
+ */
+async function nestAdapterFloor(seconds, pairs) {
+  const body = JSON.stringify({ jsonrpc: '2.0', method: 'add', params: { a: 1, b: 2 } });
+  const nest = await startServer(join(here, '../baseline/nest-empty.mjs'));
+  const bare = await startServer(join(here, '../baseline/bare-empty.mjs'));
+  try {
+    for (const server of [nest, bare]) await requestRate(`${server.url}/rpc`, body, { seconds: 1 });
+    const servers = { module: nest, baseline: bare };
+    const measured = await pairedRounds(pairs, (side) => requestRate(`${servers[side].url}/rpc`, body, { seconds }), 'nest floor');
+    return { workload: 'reference: empty 204 route in a Nest app, no module', unit: 'req/s', ...measured, goal: '-', met: undefined };
+  } finally {
+    await Promise.all([nest.stop(), bare.stop()]);
+  }
+}
+
 export default {
   name: 'spine',
   async run({ rounds, quick }) {
-    const seconds = quick ? 2 : 5;
+    // Many short slices, alternating: this machine's speed drifts over seconds, and only a fine
+    // interleaving lets module and baseline see the same drift.
+    const seconds = 1;
+    const pairs = quick ? 4 : rounds * 6;
     const bare = await startServer(join(here, '../baseline/bare-rpc.mjs'));
     const mod = await startServer(join(here, '../dist/spine.app.js'));
     const results = [];
@@ -37,7 +58,7 @@ export default {
       for (const w of WORKLOADS) {
         const servers = { module: mod, baseline: bare };
         const measured = await pairedRounds(
-          rounds,
+          pairs,
           (side) => requestRate(`${servers[side].url}/rpc`, w.body, { seconds, connections: w.connections ?? 50 }),
           w.workload,
         );
@@ -46,6 +67,7 @@ export default {
     } finally {
       await Promise.all([bare.stop(), mod.stop()]);
     }
+    results.push(await nestAdapterFloor(seconds, pairs));
     return results;
   },
 };
