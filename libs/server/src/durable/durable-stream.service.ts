@@ -119,7 +119,7 @@ export class DurableStreamService implements DurableStreamStarter, OnModuleInit,
     this.offCancel = store.onCancel((id) => this.runs.get(id)?.abandon());
     const recovered = await store.recoverInterrupted(new Set(this.runs.keys()), Date.now());
     if (recovered.length) this.logger.warn(`Marked ${recovered.length} durable stream(s) left running by a previous process as interrupted`);
-    this.attachments = new SseAttachments(this.options.durable.keepAliveMs, this.logger);
+    this.attachments = new SseAttachments(this.options.durable.keepAliveMs);
     const sweepEvery = Math.min(60_000, Math.max(250, Math.floor(this.retentionMs / 4)));
     this.sweepTimer = setInterval(() => void this.sweep(), sweepEvery);
     this.sweepTimer.unref();

@@ -1,4 +1,3 @@
-import type { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { DurableStreamEvent } from './durable-event.js';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
@@ -17,7 +16,6 @@ export class SseAttachment implements DurableEventSink {
   constructor(
     readonly res: ServerResponse,
     private readonly onClosed: (attachment: SseAttachment) => void,
-    private readonly onFailed: (error: unknown) => void,
   ) {
     res.on('drain', this.onDrain);
     res.once('close', this.onClose);
@@ -36,7 +34,7 @@ export class SseAttachment implements DurableEventSink {
 
   finish(error?: unknown): void {
     // On a store failure the response just ends: the client reconnects with Last-Event-ID.
-    if (error !== undefined) this.onFailed(error);
+    void error;
     if (!this.res.writableEnded) this.res.end();
   }
 
@@ -80,10 +78,7 @@ export class SseAttachments {
   private readonly attachments = new Set<SseAttachment>();
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    keepAliveMs: number,
-    private readonly logger: Pick<Logger, 'warn'>,
-  ) {
+  constructor(keepAliveMs: number) {
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => {
         for (const attachment of this.attachments) attachment.keepAlive();
@@ -97,7 +92,7 @@ export class SseAttachments {
   }
 
   open(res: ServerResponse): SseAttachment {
-    const attachment = new SseAttachment(res, this.remove, this.reportFailure);
+    const attachment = new SseAttachment(res, this.remove);
     this.attachments.add(attachment);
     return attachment;
   }
@@ -111,9 +106,5 @@ export class SseAttachments {
 
   private readonly remove = (attachment: SseAttachment): void => {
     this.attachments.delete(attachment);
-  };
-
-  private readonly reportFailure = (error: unknown): void => {
-    this.logger.warn(`An attached SSE response ended on a store failure (the client resumes with Last-Event-ID): ${error instanceof Error ? error.message : String(error)}`);
   };
 }
