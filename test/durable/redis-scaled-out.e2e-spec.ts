@@ -7,32 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DurableStreamService, RedisStreamStore } from '@nest-jsonrpc/server';
+import { describeWithRedis, REDIS_URL } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { durableModule, feeds, headerAuth } from './support/durable-fixtures.js';
 import { eventually, openSse, sleep } from './support/sse-client.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    await probe.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const reachable = await redisReachable();
-if (!reachable) {
-  if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but Redis is not reachable at ${REDIS_URL}`);
-  console.warn(`\n\n!!!!!!!! SKIPPING the scaled-out durable stream tests: no Redis at ${REDIS_URL} !!!!!!!!\n\n`);
-}
-const describeRedis = reachable ? describe : describe.skip;
+const describeRedis = await describeWithRedis('the scaled-out durable stream tests');
 
 /*
  * Known flake, not yet understood: about one full `npm test` run in four, when this file runs late

@@ -10,6 +10,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { JsonRpcModule, RpcCache, RpcMethod, RpcRateLimit } from '@nest-jsonrpc/server';
+import { describeWithRedis } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { REDIS_URL, call } from './security-apps.js';
 
@@ -78,24 +79,7 @@ describe('the redis option with no Redis reachable', () => {
   });
 });
 
-async function redisAvailable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const available = await redisAvailable();
-if (!available) {
-  const message = `Redis is not reachable at ${REDIS_URL}: the Redis outage-and-recovery test cannot run.`;
-  if (process.env.REQUIRE_REDIS === '1') throw new Error(`${message} (REQUIRE_REDIS=1)`);
-  console.warn(`\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`);
-}
+const describeRedis = await describeWithRedis('the Redis outage-and-recovery test');
 
 /** A TCP proxy to Redis that can be cut (every connection dropped, port closed) and restored. */
 class CuttableProxy {
@@ -126,7 +110,7 @@ class CuttableProxy {
   }
 }
 
-(available ? describe : describe.skip)('the redis option when Redis goes away and comes back', () => {
+describeRedis('the redis option when Redis goes away and comes back', () => {
   const keyPrefix = `nest-jsonrpc-outage-test:${process.pid}:${Date.now()}:`;
   let proxy: CuttableProxy;
   let app: TestApp;

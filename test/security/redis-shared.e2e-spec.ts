@@ -6,27 +6,11 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { JsonRpcModule, RpcCache, RpcCacheInvalidator, RpcCtx, RpcMethod, RpcRateLimit, type RpcContext } from '@nest-jsonrpc/server';
+import { describeWithRedis } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { REDIS_URL, as, call, headerIdentity } from './security-apps.js';
 
-async function redisAvailable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const available = await redisAvailable();
-if (!available) {
-  const message = `Redis is not reachable at ${REDIS_URL}: the shared rate-limit and cache tests cannot run.`;
-  if (process.env.REQUIRE_REDIS === '1') throw new Error(`${message} (REQUIRE_REDIS=1)`);
-  console.warn(`\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n!!! SKIPPED: ${message}\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n`);
-}
+const describeRedis = await describeWithRedis('the shared rate-limit and cache tests');
 
 const keyPrefix = `nest-jsonrpc-test:${process.pid}:${Date.now()}:`;
 
@@ -49,7 +33,7 @@ class Shared {
 @Module({ imports: [JsonRpcModule.forRoot({ redis: { url: REDIS_URL, keyPrefix } })], providers: [Shared] })
 class SharedModule {}
 
-(available ? describe : describe.skip)('two instances sharing Redis', () => {
+describeRedis('two instances sharing Redis', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

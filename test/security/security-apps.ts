@@ -30,7 +30,7 @@ export const notification = (method: string, params?: unknown) =>
   params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 
 /** Redis for the suites that need one: REDIS_URL or the local default; unique prefix per run. */
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { REDIS_URL } from '../support/redis.js';
 
 /** Boots `module` without listening and returns the startup error (Nest would otherwise exit the process). */
 export async function startupError(module: Type<unknown>): Promise<Error> {
