@@ -19,7 +19,18 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsNumber } from 'class-validator';
-import { JsonRpcModule, RpcMethod, RpcParam, RpcException, type RpcContext } from '@nest-jsonrpc/server';
+// The public API of DESIGN §3, imported exactly as documented.
+import {
+  JsonRpcModule, RpcMethod, RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp,
+  RpcParams, RpcParam, RpcCtx, RpcContext,
+  RpcException, RpcParseErrorException, RpcInvalidRequestException, RpcMethodNotFoundException,
+  RpcInvalidParamsException, RpcInternalErrorException, RpcAccessDeniedException,
+  RpcNotFoundException, RpcRateLimitExceededException, RpcRequestTooLargeException,
+} from '@nest-jsonrpc/server';
+const publicApi = [RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp, RpcParams, RpcCtx, RpcParseErrorException,
+  RpcInvalidRequestException, RpcMethodNotFoundException, RpcInvalidParamsException, RpcInternalErrorException,
+  RpcAccessDeniedException, RpcNotFoundException, RpcRateLimitExceededException, RpcRequestTooLargeException];
+if (publicApi.some((value) => value === undefined)) throw new Error('a public API name is missing at runtime');
 import { JsonRpcClient, JsonRpcError } from '@nest-jsonrpc/client';
 
 class AddDto {

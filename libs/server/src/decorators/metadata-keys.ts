@@ -4,3 +4,4 @@ export const RPC_ARGS_METADATA = 'nest-jsonrpc:args';
 export const RPC_STREAM_METADATA = 'nest-jsonrpc:stream';
 export const RPC_RATE_LIMIT_METADATA = 'nest-jsonrpc:rate-limit';
 export const RPC_CACHE_METADATA = 'nest-jsonrpc:cache';
+export const RPC_MCP_METADATA = 'nest-jsonrpc:mcp';
