@@ -202,6 +202,18 @@ describe('params (strict module defaults)', () => {
       );
     });
 
+    it('hostile nesting inside a DTO property is -32602 "nested too deeply", not an internal error', async () => {
+      const deep = '{"x":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+      const body = `{"jsonrpc":"2.0","method":"user.update","params":{"email":"a@b.co","address":${deep}},"id":9}`;
+      const res = await t.rpc(body);
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32602, message: 'Invalid params', data: [{ path: null, message: 'Params are nested too deeply', code: 'maxDepth' }] },
+        id: 9,
+      });
+      expect(t.logger.text('error')).toBe('');
+    });
+
     it('a valid nested DTO binds nested instances', async () => {
       await expectBody(call('user.update', { email: 'a@b.example', address: { city: 'Paris' }, items: [{ sku: 'a', qty: 1 }] }), {
         jsonrpc: '2.0', result: { email: 'a@b.example', city: 'Paris', addressIsDto: true, items: 1 }, id: 1,

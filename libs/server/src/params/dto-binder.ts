@@ -34,8 +34,18 @@ export class DtoBinder<T extends object = object> {
 
   /** Binds `value`; violations are appended to `out` with `prefix` before their paths. */
   bind(value: Record<string, unknown>, prefix: string, out: ParamViolation[]): T {
-    const instance = plainToInstance(this.dtoClass, value);
-    const errors = validateSync(instance, this.validatorOptions);
+    let instance: T;
+    let errors: ValidationError[];
+    try {
+      instance = plainToInstance(this.dtoClass, value);
+      errors = validateSync(instance, this.validatorOptions);
+    } catch (error) {
+      // class-transformer and class-validator recurse once per level: hostile nesting (thousands of
+      // levels, within the body limit) overflows the stack. That is the caller's input, not a fault.
+      if (!(error instanceof RangeError)) throw error;
+      out.push({ path: prefix || null, message: 'Params are nested too deeply', code: 'maxDepth' });
+      return value as T;
+    }
     if (errors.length) flattenValidationErrors(errors, prefix, out);
     return instance;
   }
