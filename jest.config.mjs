@@ -23,6 +23,7 @@ export default {
   },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/throttler/)'],
   moduleNameMapper: {
+    '^@nest-jsonrpc/protocol$': '<rootDir>/libs/protocol/src/index.ts',
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -153,7 +153,7 @@ describe('durable streams: hand-off, grouping, slow readers, 100 streams', () =>
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids).toHaveLength(total + 1);
     expect(ids.every((v, k) => v === k + 1)).toBe(true);
-    expect(text.endsWith('event: done\ndata: {}\n\n')).toBe(true);
+    expect(text.endsWith('event: done\ndata: {}\n\nevent: end\ndata: {}\n\n')).toBe(true);
   });
 
   it('runs 100 durable streams concurrently, each complete and in order', async () => {

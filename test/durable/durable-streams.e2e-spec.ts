@@ -111,6 +111,8 @@ describe('durable streams (SQLite store)', () => {
       const frames = ['retry: 1500\n\n'];
       for (let i = 1; i <= 9; i++) frames.push(`id: ${i}\nevent: chunk\ndata: {"i":${i}}\n\n`);
       frames.push('id: 10\nevent: progress\ndata: {"percent":100}\n\n', 'id: 11\nevent: done\ndata: {}\n\n');
+      // The live stream route's dialect: the terminal event is followed by `event: end`.
+      frames.push('event: end\ndata: {}\n\n');
       expect(sse.raw).toBe(frames.join(''));
     });
 
@@ -176,7 +178,8 @@ describe('durable streams (SQLite store)', () => {
       const { id, feed } = await startManual();
       const sse = await openSse(`${base}/${id}`);
       await sse.waitFor((s) => s.comments.length >= 2, 2000);
-      expect(sse.raw.startsWith('retry: 1500\n\n: keep-alive\n\n')).toBe(true);
+      // The same keep-alive comment as the live stream route: an empty `:` line.
+      expect(sse.raw.startsWith('retry: 1500\n\n:\n\n')).toBe(true);
       // Right after a comment (i.e. just after the shared timer ticked) an event goes out: the
       // next comment must still follow within keepAliveMs (150) of it, not up to two periods later.
       const before = sse.comments.length;
@@ -193,7 +196,7 @@ describe('durable streams (SQLite store)', () => {
         expect(gap).toBeGreaterThanOrEqual(100);
         expect(gap).toBeLessThan(240);
       }
-      expect(sse.raw).toContain(': keep-alive\n\nid: 1\nevent: chunk\ndata: {"step":1}\n\n: keep-alive\n\n');
+      expect(sse.raw).toContain(':\n\nid: 1\nevent: chunk\ndata: {"step":1}\n\n:\n\n');
       feed.end();
       await sse.ended;
     });

@@ -1,6 +1,7 @@
 /**
- * The package as users get it: `npm pack` libs/server, install the tarball into a scratch Nest app
- * outside the workspace, compile that app against the installed typings, run it, call a method.
+ * The packages as users get them: `npm pack` every library of the workspace (libs/*), install the
+ * tarballs into a scratch Nest app outside the workspace, compile that app against the installed
+ * typings, run it, call a method.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,29 +10,49 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const serverLib = join(root, 'libs/server');
-const clientLib = join(root, 'libs/client');
+/** Every publishable library of the workspace: `libs/*` in the root package.json's workspaces. */
+const libs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces as string[])
+  .filter((w) => w.startsWith('libs/'))
+  .map((w) => ({ dir: join(root, w), name: JSON.parse(readFileSync(join(root, w, 'package.json'), 'utf8')).name as string }));
+/** The libraries that must run in browsers: their built code imports no Node built-in and uses no Buffer. */
+const BROWSER_SAFE = ['@nest-jsonrpc/protocol', '@nest-jsonrpc/client'];
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 const APP_SOURCE = `
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { createParamDecorator, Injectable, Module, type ExecutionContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsNumber } from 'class-validator';
 // The public API of DESIGN §3, imported exactly as documented.
 import {
   JsonRpcModule, RpcMethod, RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp,
-  RpcParams, RpcParam, RpcCtx, RpcContext,
+  RpcParams, RpcParam, RpcCtx, RpcContext, getRpcContext,
   RpcException, RpcParseErrorException, RpcInvalidRequestException, RpcMethodNotFoundException,
   RpcInvalidParamsException, RpcInternalErrorException, RpcAccessDeniedException,
   RpcNotFoundException, RpcRateLimitExceededException, RpcRequestTooLargeException,
+  SqliteStreamStore, MemoryStreamStore, RedisStreamStore, resultChunks, progress,
+  RpcCacheInvalidator, RpcThrottlerGuard, RpcExceptionMapper,
+  type JsonRpcOptionsFactory, type JsonRpcModuleOptions,
 } from '@nest-jsonrpc/server';
-const publicApi = [RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp, RpcParams, RpcCtx, RpcParseErrorException,
+import { RpcErrorCode, isErrorObject } from '@nest-jsonrpc/protocol';
+const publicApi = [RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp, RpcParams, RpcCtx, getRpcContext, RpcParseErrorException,
   RpcInvalidRequestException, RpcMethodNotFoundException, RpcInvalidParamsException, RpcInternalErrorException,
-  RpcAccessDeniedException, RpcNotFoundException, RpcRateLimitExceededException, RpcRequestTooLargeException];
+  RpcAccessDeniedException, RpcNotFoundException, RpcRateLimitExceededException, RpcRequestTooLargeException,
+  SqliteStreamStore, MemoryStreamStore, RedisStreamStore, resultChunks, progress, RpcCacheInvalidator, RpcThrottlerGuard,
+  RpcExceptionMapper, RpcErrorCode, isErrorObject];
 if (publicApi.some((value) => value === undefined)) throw new Error('a public API name is missing at runtime');
 import { JsonRpcClient, JsonRpcError } from '@nest-jsonrpc/client';
+
+interface AppUser { id: number; name: string }
+/** A controller-style custom parameter decorator, on an RPC handler. */
+const CurrentUser = createParamDecorator((_data: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest().user as AppUser | undefined);
+
+/** forRootAsync({ useClass }) with Nest's options-factory naming. */
+@Injectable()
+class RpcOptions implements JsonRpcOptionsFactory {
+  createJsonRpcOptions(): JsonRpcModuleOptions { return { maxBatchSize: 10 }; }
+}
 
 class AddDto {
   @IsNumber() a!: number;
@@ -48,9 +69,16 @@ class Calculator {
 
   @RpcMethod('fail')
   fail() { throw new RpcException('Nope', { code: 4000, data: { why: 'because' } }); }
+
+  @RpcMethod('whoami')
+  whoami(@CurrentUser() user: AppUser | undefined, @RpcCtx() ctx: RpcContext<AppUser>) {
+    // RpcContext<TUser> types ctx.user without a cast.
+    const id: number | undefined = ctx.user?.id;
+    return { user: user ?? null, id: id ?? null, transport: ctx.transport };
+  }
 }
 
-@Module({ imports: [JsonRpcModule.forRoot()], providers: [Calculator] })
+@Module({ imports: [JsonRpcModule.forRootAsync({ useClass: RpcOptions })], providers: [Calculator] })
 class AppModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger: false });
@@ -71,13 +99,13 @@ function peerVersions(): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, read(n)]));
 }
 
-describe('npm pack @nest-jsonrpc/server and @nest-jsonrpc/client into a fresh Nest app', () => {
+describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
   let scratch: string;
   let child: ChildProcess | undefined;
 
   beforeAll(() => {
-    for (const lib of [serverLib, clientLib]) {
-      if (!existsSync(join(lib, 'dist/index.js'))) execFileSync('node', [tsc, '-b', lib], { cwd: root, stdio: 'inherit' });
+    for (const lib of libs) {
+      if (!existsSync(join(lib.dir, 'dist/index.js'))) execFileSync('node', [tsc, '-b', lib.dir], { cwd: root, stdio: 'inherit' });
     }
     scratch = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-pack-'));
   });
@@ -88,17 +116,21 @@ describe('npm pack @nest-jsonrpc/server and @nest-jsonrpc/client into a fresh Ne
   });
 
   it('installs, type-checks, boots and answers over HTTP', async () => {
-    for (const lib of [serverLib, clientLib]) execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: lib, encoding: 'utf8' });
-    const tarball = readdirSync(scratch).find((f) => f.startsWith('nest-jsonrpc-server-'));
-    const clientTarball = readdirSync(scratch).find((f) => f.startsWith('nest-jsonrpc-client-'));
-    expect(tarball).toMatch(/^nest-jsonrpc-server-\d+\.\d+\.\d+\.tgz$/);
-    expect(clientTarball).toMatch(/^nest-jsonrpc-client-\d+\.\d+\.\d+\.tgz$/);
+    expect(libs.map((l) => l.name)).toEqual(expect.arrayContaining(['@nest-jsonrpc/protocol', '@nest-jsonrpc/server', '@nest-jsonrpc/client']));
+    const tarballs: Record<string, string> = {};
+    for (const lib of libs) {
+      execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: lib.dir, encoding: 'utf8' });
+      const prefix = `${lib.name.replace('@', '').replace('/', '-')}-`;
+      const tarball = readdirSync(scratch).find((f) => f.startsWith(prefix) && /^[a-z-]+-\d+\.\d+\.\d+\.tgz$/.test(f));
+      expect(tarball).toBeDefined();
+      tarballs[lib.name] = `file:../${tarball}`;
+    }
 
     const app = join(scratch, 'app');
     mkdirSync(join(app, 'src'), { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({
       name: 'scratch-app', private: true, type: 'module',
-      dependencies: { '@nest-jsonrpc/server': `file:../${tarball}`, '@nest-jsonrpc/client': `file:../${clientTarball}`, ...peerVersions() },
+      dependencies: { ...tarballs, ...peerVersions() },
     }, null, 2));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
@@ -110,15 +142,26 @@ describe('npm pack @nest-jsonrpc/server and @nest-jsonrpc/client into a fresh Ne
     }));
     writeFileSync(join(app, 'src/main.ts'), APP_SOURCE);
     execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'inherit' });
-    // The installed package is the packed one, not a link into the workspace.
-    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/dist/index.d.ts'))).toBe(true);
-    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/src'))).toBe(false);
-    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/client/dist/index.d.ts'))).toBe(true);
-    // The client must run in browsers: its built code imports no Node built-in.
-    const clientJs = readdirSync(join(app, 'node_modules/@nest-jsonrpc/client/dist'), { recursive: true })
-      .filter((f) => String(f).endsWith('.js'))
-      .map((f) => readFileSync(join(app, 'node_modules/@nest-jsonrpc/client/dist', String(f)), 'utf8'));
-    for (const code of clientJs) expect(code).not.toMatch(/from ['"](node:|fs|path|http|https|stream|buffer|crypto|events|util)['"]/);
+    // The installed packages are the packed ones, not links into the workspace.
+    for (const lib of libs) {
+      const installed = join(app, 'node_modules', lib.name);
+      expect(existsSync(join(installed, 'dist/index.d.ts'))).toBe(true);
+      expect(existsSync(join(installed, 'src'))).toBe(false);
+    }
+    // The server found the protocol package it depends on in the app, not a copy of its own.
+    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/node_modules/@nest-jsonrpc/protocol'))).toBe(false);
+    // The client and the protocol must run in browsers: no Node built-in, no Buffer.
+    for (const name of BROWSER_SAFE) {
+      const dist = join(app, 'node_modules', name, 'dist');
+      const code = readdirSync(dist, { recursive: true })
+        .filter((f) => String(f).endsWith('.js'))
+        .map((f) => readFileSync(join(dist, String(f)), 'utf8'));
+      expect(code.length).toBeGreaterThan(0);
+      for (const text of code) {
+        expect(text).not.toMatch(/from ['"](node:|fs|path|http|https|stream|buffer|crypto|events|util)['"]/);
+        expect(text).not.toMatch(/\bBuffer\./);
+      }
+    }
 
     execFileSync('node', [tsc, '-p', app], { cwd: app, stdio: 'inherit' });
 
@@ -154,5 +197,11 @@ describe('npm pack @nest-jsonrpc/server and @nest-jsonrpc/client into a fresh Ne
     expect(await call({ jsonrpc: '2.0', method: 'fail', id: 4 })).toEqual({
       status: 200, body: { jsonrpc: '2.0', error: { code: 4000, message: 'Nope', data: { why: 'because' } }, id: 4 },
     });
+    expect(await call({ jsonrpc: '2.0', method: 'whoami', id: 5 })).toEqual({
+      status: 200, body: { jsonrpc: '2.0', result: { user: null, id: null, transport: 'http' }, id: 5 },
+    });
+    // The options came from the useClass factory: maxBatchSize 10.
+    const batch = await call(Array.from({ length: 11 }, (_, i) => ({ jsonrpc: '2.0', method: 'whoami', id: i })));
+    expect(batch.body.error).toEqual({ code: -32600, message: 'Invalid Request: batch of 11 exceeds the limit of 10' });
   }, 240_000);
 });

@@ -1,48 +1,84 @@
-export { JsonRpcModule } from './json-rpc.module.js';
+// The public API of @nest-jsonrpc/server (DESIGN §3). Names are a contract: extend, never rename.
+export { JsonRpcModule, type JsonRpcModuleAsyncOptions } from './json-rpc.module.js';
 export { JsonRpcServer } from './json-rpc.server.js';
 export {
   JSON_RPC_MODULE_OPTIONS,
   type JsonRpcModuleOptions,
-  type JsonRpcModuleAsyncOptions,
+  type JsonRpcOptionsFactory,
   type JsonRpcSecurityOptions,
   type JsonRpcRedisOptions,
   type JsonRpcStreamOptions,
-  DEFAULT_STREAM_HEADERS,
   type ResolvedJsonRpcOptions,
   type RolesMatch,
-} from './json-rpc.options.js';
+  type RolesResolver,
+  type UserIdResolver,
+} from './options/json-rpc-options.js';
+export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
+export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
 export * from './decorators/index.js';
 export * from './errors/index.js';
-export { RpcContext, getRpcContext } from './dispatch/rpc-context.js';
+export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-context.js';
 export { RpcStartupError } from './registry/rpc-method-explorer.js';
 export type { RpcMethodDefinition } from './registry/rpc-method-definition.js';
 export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
-export * from './durable/index.js';
+export { RpcPipeline, type RpcResolvedCall } from './pipeline/rpc-pipeline.js';
 export type { ParamViolation } from './params/param-violation.js';
-export { RpcErrorCode, RpcErrorMessage } from './protocol/error-codes.js';
-export type { RpcId, RpcErrorObject, RpcParamsValue } from './protocol/envelope.js';
+
+// Durable streams: the stores, the runner, the producer's helpers.
+export * from './durable/index.js';
+export type {
+  StreamStore,
+  AppendOutcome,
+  CreateOutcome,
+  LookupOutcome,
+  NewDurableStream,
+  PendingDurableEvent,
+  DurableEventListener,
+  DurableStreamRecord,
+} from './stream-stores/stream-store.js';
+export { MemoryStreamStore } from './stream-stores/memory-stream-store.js';
+export { SqliteStreamStore, type SqliteStreamStoreOptions } from './stream-stores/sqlite-stream-store.js';
+export { RedisStreamStore, type RedisStreamStoreOptions } from './stream-stores/redis-stream-store.js';
+
+// The wire vocabulary, shared with the client through @nest-jsonrpc/protocol.
 export {
-  resultChunks,
-  DEFAULT_RESULT_CHUNK_SIZE,
-  type ResultChunkRow,
-  type ResultChunksOptions,
-  type ResultChunkEncoding,
-  type ResultChunkSource,
-  type ResultChunkPiece,
-} from './streaming/result-chunks.js';
-export {
+  RpcErrorCode,
+  RpcErrorMessage,
+  isRpcErrorCode,
+  StreamFormat,
   encodeSseEvent,
+  encodeSseRetry,
   encodeErrorRow,
+  encodeErrorObject,
   frameEncoderFor,
   ndjsonEncoder,
   sseEncoder,
   jsonArrayEncoder,
+  serializeStreamRow,
   SSE_KEEP_ALIVE,
   SSE_END_FRAME,
+  type RpcId,
+  type RpcErrorObject,
+  type RpcParamsValue,
   type SseEventFields,
   type StreamFrameEncoder,
-} from './streaming/frame-encoders.js';
-export { serializeStreamRow } from './streaming/row-serializer.js';
+  type DurableEventName,
+  type DurableStreamEvent,
+  type DurableStreamStatus,
+  type DurableTerminalEventName,
+  type DurableStartAnswer,
+  type ResultChunkRow,
+  type ResultChunkEncoding,
+} from '@nest-jsonrpc/protocol';
+export {
+  resultChunks,
+  DEFAULT_RESULT_CHUNK_SIZE,
+  type ResultChunksOptions,
+  type ResultChunkSource,
+  type ResultChunkPiece,
+} from './streaming/result-chunks.js';
+
+// Roles, limits, cache.
 export { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
 export { RpcThrottlerGuard } from './throttling/rpc-throttler.guard.js';
 export { RPC_RATE_LIMIT_BYPASS, type RpcRateLimitBypass } from './throttling/rate-limit-bypass.js';
@@ -50,3 +86,5 @@ export { RpcMemoryThrottlerStorage } from './throttling/rpc-memory-throttler.sto
 export { RpcRedisThrottlerStorage } from './throttling/rpc-redis-throttler.storage.js';
 export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
 export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';
+
+export * from './deprecated-aliases.js';

@@ -1,27 +1,57 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { Module, type DynamicModule, type InjectionToken, type ModuleMetadata, type OptionalFactoryDependency, type Provider, type Type } from '@nestjs/common';
+import { DiscoveryModule, ModuleRef } from '@nestjs/core';
+import { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
+import { RpcResultCaches } from './caching/rpc-result-caches.js';
+import { DurableStreamAccess } from './durable/durable-stream-access.js';
+import { DurableStreamRunner } from './durable/durable-stream-runner.js';
+import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
 import { JsonRpcServer } from './json-rpc.server.js';
 import {
   JSON_RPC_MODULE_OPTIONS,
-  resolveJsonRpcOptions,
-  type JsonRpcModuleAsyncOptions,
   type JsonRpcModuleOptions,
-} from './json-rpc.options.js';
-import { DurableStreamService } from './durable/durable-stream.service.js';
+  type JsonRpcOptionsFactory,
+  type ResolvedJsonRpcOptions,
+} from './options/json-rpc-options.js';
+import { resolveJsonRpcOptions } from './options/resolve-options.js';
+import { RpcCallStepsFactory } from './pipeline/rpc-call-steps.js';
+import { RpcPipeline } from './pipeline/rpc-pipeline.js';
+import { REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
-import { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
-import { RpcCallPolicyFactory } from './security/rpc-call-policy.js';
-import { RPC_POLICY_STORES_PROVIDER } from './security/rpc-policy-stores.js';
+import { RpcRateLimiters } from './throttling/rpc-rate-limiters.js';
+
+/** `forRootAsync`: exactly one of `useFactory`, `useClass` or `useExisting`, as `ThrottlerModule.forRootAsync`. */
+export interface JsonRpcModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  useFactory?: (...args: any[]) => JsonRpcModuleOptions | Promise<JsonRpcModuleOptions>;
+  /** What `useFactory` receives, in order. */
+  inject?: Array<InjectionToken | OptionalFactoryDependency>;
+  /** A class the module instantiates; its `createJsonRpcOptions()` gives the options. */
+  useClass?: Type<JsonRpcOptionsFactory>;
+  /** A provider the app already has (exported by one of `imports`) whose `createJsonRpcOptions()` gives the options. */
+  useExisting?: Type<JsonRpcOptionsFactory>;
+}
+
+/** The app's exception mapper subclass (`exceptionMapper` option), created with DI; else ours. */
+const EXCEPTION_MAPPER_PROVIDER: Provider = {
+  provide: RpcExceptionMapper,
+  inject: [JSON_RPC_MODULE_OPTIONS, ModuleRef],
+  useFactory: (options: ResolvedJsonRpcOptions, moduleRef: ModuleRef) =>
+    options.exceptionMapper === RpcExceptionMapper ? new RpcExceptionMapper() : moduleRef.create(options.exceptionMapper),
+};
 
 const CORE_PROVIDERS: Provider[] = [
   RpcMetadataAccessor,
   RpcMethodExplorer,
-  JsonRpcServer,
-  RPC_POLICY_STORES_PROVIDER,
-  RpcCallPolicyFactory,
+  EXCEPTION_MAPPER_PROVIDER,
+  REDIS_CONNECTIONS_PROVIDER,
+  RpcRateLimiters,
+  RpcResultCaches,
+  RpcCallStepsFactory,
+  RpcPipeline,
   RpcCacheInvalidator,
-  DurableStreamService,
+  DurableStreamRunner,
+  DurableStreamAccess,
+  JsonRpcServer,
 ];
 
 /**
@@ -31,28 +61,46 @@ const CORE_PROVIDERS: Provider[] = [
 @Module({})
 export class JsonRpcModule {
   static forRoot(options: JsonRpcModuleOptions = {}): DynamicModule {
-    return JsonRpcModule.build([], {
-      provide: JSON_RPC_MODULE_OPTIONS,
-      // A factory, so invalid options fail at bootstrap with the other startup errors.
-      useFactory: () => resolveJsonRpcOptions(options),
-    });
+    return JsonRpcModule.build([], [
+      {
+        provide: JSON_RPC_MODULE_OPTIONS,
+        // A factory, so invalid options fail at bootstrap with the other startup errors.
+        useFactory: () => resolveJsonRpcOptions(options),
+      },
+    ]);
   }
 
   static forRootAsync(options: JsonRpcModuleAsyncOptions): DynamicModule {
-    return JsonRpcModule.build(options.imports ?? [], {
+    const given = [options.useFactory, options.useClass, options.useExisting].filter((x) => x !== undefined).length;
+    if (given !== 1) throw new Error('JsonRpcModule.forRootAsync needs exactly one of useFactory, useClass or useExisting');
+    const imports = options.imports ?? [];
+    if (options.useFactory) {
+      const useFactory = options.useFactory;
+      return JsonRpcModule.build(imports, [
+        {
+          provide: JSON_RPC_MODULE_OPTIONS,
+          inject: options.inject ?? [],
+          useFactory: async (...args: unknown[]) => resolveJsonRpcOptions(await useFactory(...args)),
+        },
+      ]);
+    }
+    const factoryClass = (options.useClass ?? options.useExisting)!;
+    const fromFactory: Provider = {
       provide: JSON_RPC_MODULE_OPTIONS,
-      inject: options.inject ?? [],
-      useFactory: async (...args: unknown[]) => resolveJsonRpcOptions(await options.useFactory(...args)),
-    });
+      inject: [factoryClass],
+      useFactory: async (factory: JsonRpcOptionsFactory) => resolveJsonRpcOptions(await factory.createJsonRpcOptions()),
+    };
+    // useClass: the module instantiates it; useExisting: the app's own instance, from `imports`.
+    return JsonRpcModule.build(imports, options.useClass ? [{ provide: factoryClass, useClass: factoryClass }, fromFactory] : [fromFactory]);
   }
 
-  private static build(imports: NonNullable<DynamicModule['imports']>, optionsProvider: Provider): DynamicModule {
+  private static build(imports: NonNullable<DynamicModule['imports']>, optionsProviders: Provider[]): DynamicModule {
     return {
       module: JsonRpcModule,
       global: true,
       imports: [DiscoveryModule, ...imports],
-      providers: [optionsProvider, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, DurableStreamService, RpcCacheInvalidator],
+      providers: [...optionsProviders, ...CORE_PROVIDERS],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator],
     };
   }
 }

@@ -12,7 +12,10 @@ export interface SseSession {
   headers: Headers;
   /** The body as received so far, byte-exact. */
   raw: string;
+  /** Every event but the stream's final `event: end` (no id), which is `end`. */
   events: ReceivedEvent[];
+  /** The final `event: end` frame (the SSE dialect of DESIGN §4 ends every stream with it). */
+  end: ReceivedEvent | undefined;
   comments: string[];
   /** `Date.now()` when each comment arrived. */
   commentTimes: number[];
@@ -35,6 +38,7 @@ export async function openSse(url: string, init: { headers?: Record<string, stri
     headers: res.headers,
     raw: '',
     events: [],
+    end: undefined,
     comments: [],
     commentTimes: [],
     retry: undefined,
@@ -64,7 +68,11 @@ export async function openSse(url: string, init: { headers?: Record<string, stri
   };
   let finished = false;
   const parser = createParser({
-    onEvent: (e) => session.events.push({ id: e.id, event: e.event, data: e.data }),
+    onEvent: (e) => {
+      const event = { id: e.id, event: e.event, data: e.data };
+      if (e.event === 'end' && e.id === undefined) session.end = event;
+      else session.events.push(event);
+    },
     onRetry: (ms) => (session.retry = ms),
     onComment: (c) => {
       session.comments.push(c);

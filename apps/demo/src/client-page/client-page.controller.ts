@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Serves apps/demo/public/client.html and, under /vendor, the built ESM of @nest-jsonrpc/client
- * and its one dependency, so the page can `import { JsonRpcClient } from '@nest-jsonrpc/client'`
+ * and its dependencies (@nest-jsonrpc/protocol, eventsource-parser), so the page can `import { JsonRpcClient } from '@nest-jsonrpc/client'`
  * through an import map — the same package a bundler would give a real front end.
  */
 const CLIENT_PAGE = readFileSync(new URL('../../public/client.html', import.meta.url), 'utf8');
 const VENDOR_ROOTS: Record<string, string> = {
   client: esmEntryDir('@nest-jsonrpc/client'),
+  protocol: esmEntryDir('@nest-jsonrpc/protocol'),
   'eventsource-parser': esmEntryDir('eventsource-parser'),
 };
 

@@ -1,6 +1,6 @@
+import { isErrorObject, RpcHeader } from '@nest-jsonrpc/protocol';
 import { SseEventDecoder, type SseEvent } from '../decoding/sse-decoder.js';
 import { mediaTypeOf, STREAM_MEDIA_TYPES } from '../decoding/decoder-for-content-type.js';
-import { isErrorObject } from '../decoding/stream-frame.js';
 import {
   JsonRpcError,
   JsonRpcProtocolError,
@@ -110,7 +110,7 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
       try {
         const headers = await this.request.headers();
         headers.set('accept', STREAM_MEDIA_TYPES.sse);
-        if (this.lastEventId !== undefined) headers.set('last-event-id', String(this.lastEventId));
+        if (this.lastEventId !== undefined) headers.set(RpcHeader.LastEventId, String(this.lastEventId));
         let res: Response | undefined;
         this.connections++;
         try {
@@ -157,6 +157,8 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
               }
               if (decoder.retryMs !== undefined) baseDelay = decoder.retryMs;
               for (let i = 0; i < events.length; i++) {
+                // The SSE dialect's final `event: end` (no id) follows the terminal event we stop at.
+                if (events[i].event === 'end') continue;
                 const event = this.accept(events[i], url);
                 if (event === undefined) continue;
                 failures = 0;

@@ -3,30 +3,18 @@ import { NdjsonFrameDecoder } from './ndjson-decoder.js';
 import { SseFrameDecoder } from './sse-decoder.js';
 import type { StreamDecoderOptions, StreamFrameDecoder } from './stream-frame.js';
 
-/** The stream formats of DESIGN §4, by media type (parameters such as `charset` ignored). */
-export const STREAM_MEDIA_TYPES = Object.freeze({
-  ndjson: 'application/x-ndjson',
-  sse: 'text/event-stream',
-  jsonArray: 'application/json',
-});
+import { mediaTypeOf, StreamFormat, streamFormatOfContentType, STREAM_ACCEPT, STREAM_MEDIA_TYPES } from '@nest-jsonrpc/protocol';
 
-/** The `Accept` header a stream request sends. */
-export const STREAM_ACCEPT = `${STREAM_MEDIA_TYPES.ndjson}, ${STREAM_MEDIA_TYPES.sse}, ${STREAM_MEDIA_TYPES.jsonArray}`;
-
-export function mediaTypeOf(contentType: string | null): string {
-  if (contentType === null) return '';
-  const semi = contentType.indexOf(';');
-  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-}
+export { mediaTypeOf, STREAM_ACCEPT, STREAM_MEDIA_TYPES };
 
 /** A fresh decoder for a stream answered with `contentType`, or undefined when it is no stream format. */
 export function decoderForContentType(contentType: string | null, options: StreamDecoderOptions): StreamFrameDecoder | undefined {
-  switch (mediaTypeOf(contentType)) {
-    case STREAM_MEDIA_TYPES.ndjson:
+  switch (streamFormatOfContentType(contentType)) {
+    case StreamFormat.Ndjson:
       return new NdjsonFrameDecoder(options);
-    case STREAM_MEDIA_TYPES.sse:
+    case StreamFormat.Sse:
       return new SseFrameDecoder(options);
-    case STREAM_MEDIA_TYPES.jsonArray:
+    case StreamFormat.JsonArray:
       return new JsonArrayFrameDecoder(options);
     default:
       return undefined;

@@ -1,8 +1,7 @@
+import { isErrorObject } from '@nest-jsonrpc/protocol';
 import {
   concatBytes,
   DecoderContext,
-  errorFrameOf,
-  isErrorObject,
   strictUtf8Decoder,
   type StreamDecoderOptions,
   type StreamFrame,
@@ -190,12 +189,9 @@ export class JsonArrayFrameDecoder implements StreamFrameDecoder {
     }
     const value = this.ctx.parse(this.decodeText(bytes), `element ${this.index}`);
     this.index++;
-    const error = errorFrameOf(value, '_error');
-    if (error === undefined) out.push(this.ctx.row(value));
-    else {
-      out.push({ type: 'error', error });
-      this.stopped = true;
-    }
+    const frame = this.ctx.frame(value, '_error', `element ${this.index - 1}`);
+    out.push(frame);
+    if (frame.type === 'error') this.stopped = true;
   }
 
   private decodeText(bytes: Uint8Array): string {

@@ -45,10 +45,19 @@ describe('NdjsonFrameDecoder', () => {
   });
 
   it('only the exact error frame shape is an error: rows that merely have an `error` field are rows', () => {
-    const text = '{"error":{"code":1,"message":"m"},"other":1}\n{"error":"text"}\n{"error":{"code":1.5,"message":"m"}}\n';
+    const text = '{"error":{"code":1,"message":"m"},"other":1}\n{"error":"text"}\n{"error":{"reason":"x"}}\n';
     expectEveryCut(make, enc(text), {
-      frames: [row({ error: { code: 1, message: 'm' }, other: 1 }), row({ error: 'text' }), row({ error: { code: 1.5, message: 'm' } })],
+      frames: [row({ error: { code: 1, message: 'm' }, other: 1 }), row({ error: 'text' }), row({ error: { reason: 'x' } })],
     });
+  });
+
+  it('an error frame with a non-integer code is a protocol error, never a row: the stream must not seem to succeed', () => {
+    for (const code of ['1.5', '"1"', 'null', '1e400']) {
+      expectEveryCut(make, enc(`{"i":1}\n{"error":{"code":${code},"message":"m"}}\n`), {
+        frames: [row({ i: 1 })],
+        error: /JsonRpcProtocolError: NDJSON stream: line 2 is an error frame without a valid error object/,
+      });
+    }
   });
 
   it('an empty body is an empty stream; trailing whitespace without a newline is not a row', () => {

@@ -1,7 +1,6 @@
 import {
   concatBytes,
   DecoderContext,
-  errorFrameOf,
   strictUtf8Decoder,
   type StreamDecoderOptions,
   type StreamFrame,
@@ -74,8 +73,7 @@ export class NdjsonFrameDecoder implements StreamFrameDecoder {
     if (this.lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '') return;
     const value = this.ctx.parse(text, `line ${this.lineNo}`);
-    const error = errorFrameOf(value, 'error');
-    out.push(error === undefined ? this.ctx.row(value) : { type: 'error', error });
+    out.push(this.ctx.frame(value, 'error', `line ${this.lineNo}`));
   }
 
   private decodeLine(bytes: Uint8Array): string {

@@ -1,7 +1,7 @@
+import { isErrorObject } from '@nest-jsonrpc/protocol';
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import {
   DecoderContext,
-  isErrorObject,
   type StreamDecoderOptions,
   type StreamFrame,
   type StreamFrameDecoder,

@@ -1,3 +1,4 @@
+import { classifyStreamValue } from '@nest-jsonrpc/protocol';
 import {
   JsonRpcProtocolError,
   JsonRpcResponseTooLargeError,
@@ -90,28 +91,19 @@ export class DecoderContext {
     this.rows++;
     return { type: 'row', value };
   }
-}
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/** A JSON-RPC error object: integer `code`, string `message`, optional `data`. */
-export function isErrorObject(value: unknown): value is JsonRpcErrorObject {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const v = value as Record<string, unknown>;
-  return Number.isInteger(v.code) && typeof v.message === 'string';
-}
-
-/**
- * If `value` is an in-band error frame (`{"<key>": {code, message, data?}}` and nothing else),
- * its error object; otherwise undefined. A row that merely has an `error` field among others is
- * a row: only the exact frame shape of DESIGN §4 ends a stream.
- */
-export function errorFrameOf(value: unknown, key: 'error' | '_error'): JsonRpcErrorObject | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  if (!hasOwn.call(value, key)) return undefined;
-  for (const k in value) if (k !== key) return undefined;
-  const error = (value as Record<string, unknown>)[key];
-  return isErrorObject(error) ? error : undefined;
+  /**
+   * A decoded value as a frame, by the shared rule of `@nest-jsonrpc/protocol`: a row, or the
+   * in-band error frame (`{"<key>": {code, message, data?}}`). A frame that tries to be an error
+   * but is not a valid one (a code of 1.5) is garbage, never a row: the stream must not seem to
+   * succeed.
+   */
+  frame(value: unknown, key: 'error' | '_error', where: string): StreamFrame {
+    const kind = classifyStreamValue(value, key);
+    if (kind.kind === 'row') return this.row(value);
+    if (kind.kind === 'error') return { type: 'error', error: kind.error };
+    throw this.garbage(`${where} is an error frame without a valid error object (an integer code and a string message)`, JSON.stringify(value));
+  }
 }
 
 /** A strict UTF-8 decoder that keeps U+FEFF (BOMs are stripped once, at the start, by the decoders). */

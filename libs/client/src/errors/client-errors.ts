@@ -1,3 +1,4 @@
+import type { RpcErrorObject, RpcId } from '@nest-jsonrpc/protocol';
 /**
  * Every way a call can fail, as distinct classes, so callers can branch with `instanceof`:
  *
@@ -15,14 +16,11 @@
 /** How much of an unexpected body an error keeps, so a hostile answer cannot bloat error logs. */
 export const BODY_SNIPPET_CHARS = 512;
 
-export type JsonRpcId = string | number | null;
+/** A JSON-RPC id (spec §4): `RpcId` of `@nest-jsonrpc/protocol`. */
+export type JsonRpcId = RpcId;
 
-/** The JSON-RPC error object sent by the server (spec §5.1). */
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+/** The JSON-RPC error object sent by the server (spec §5.1): `RpcErrorObject` of `@nest-jsonrpc/protocol`. */
+export type JsonRpcErrorObject = RpcErrorObject;
 
 /** The server answered with a JSON-RPC error: `code`, `message`, optional `data`, and the call's `id`. */
 export class JsonRpcError extends Error {

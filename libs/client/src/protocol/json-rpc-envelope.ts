@@ -1,10 +1,8 @@
 import {
   JsonRpcError,
   JsonRpcProtocolError,
-  type JsonRpcErrorObject,
-  type JsonRpcId,
 } from '../errors/client-errors.js';
-import { isErrorObject } from '../decoding/stream-frame.js';
+import { parseResponseObject, type RpcResponseObject } from '@nest-jsonrpc/protocol';
 
 export type JsonRpcParams = Record<string, unknown> | readonly unknown[];
 
@@ -35,11 +33,7 @@ export interface AnswerContext {
   text: string;
 }
 
-export type ResponseObject =
-  | { readonly id: JsonRpcId; readonly ok: true; readonly result: unknown }
-  | { readonly id: JsonRpcId; readonly ok: false; readonly error: JsonRpcErrorObject };
-
-const hasOwn = Object.prototype.hasOwnProperty;
+export type ResponseObject = RpcResponseObject;
 
 export function notJsonRpc(why: string, answer: AnswerContext, cause?: unknown): JsonRpcProtocolError {
   const status = answer.status >= 200 && answer.status < 300 ? '' : ` (HTTP ${answer.status})`;
@@ -61,19 +55,8 @@ export function parseAnswer(answer: AnswerContext): unknown {
   }
 }
 
-/** Checks one response object (spec §5); undefined when it is not one. */
-export function responseObjectOf(value: unknown): ResponseObject | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  if (v.jsonrpc !== '2.0' || !hasOwn.call(v, 'id')) return undefined;
-  const id = v.id;
-  if (id !== null && typeof id !== 'string' && typeof id !== 'number') return undefined;
-  const hasResult = hasOwn.call(v, 'result');
-  const hasError = hasOwn.call(v, 'error');
-  if (hasResult === hasError) return undefined;
-  if (hasResult) return { id, ok: true, result: v.result };
-  return isErrorObject(v.error) ? { id, ok: false, error: v.error } : undefined;
-}
+/** Checks one response object (spec §5), by the shared protocol guard; undefined when it is not one. */
+export const responseObjectOf = parseResponseObject;
 
 /** The error of a single error envelope (any HTTP status), for answers that are not our call's. */
 export function errorEnvelopeOf(value: unknown): JsonRpcError | undefined {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { RpcPolicyStores } from '../security/rpc-policy-stores.js';
 import { RpcResultCache } from './rpc-result-cache.js';
+import { RpcResultCaches } from './rpc-result-caches.js';
 import { paramsHash } from './stable-params-hash.js';
 
 /**
@@ -9,7 +9,7 @@ import { paramsHash } from './stable-params-hash.js';
  */
 @Injectable()
 export class RpcCacheInvalidator {
-  constructor(private readonly stores: RpcPolicyStores) {}
+  constructor(private readonly caches: RpcResultCaches) {}
 
   /** Entries of `method` for these params, in every scope (key order does not matter); without params, the whole method. */
   purge(method: string, params?: unknown): Promise<void> {
@@ -34,6 +34,6 @@ export class RpcCacheInvalidator {
   }
 
   private bump(names: readonly string[]): Promise<void> {
-    return this.stores.resultCache().generations.bump(names);
+    return this.caches.shared.generations.bump(names);
   }
 }

@@ -1,10 +1,16 @@
+import type { Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { serializeResult } from '@nest-jsonrpc/protocol';
+import { callerUserId } from '../context/caller-identity.js';
+import type { RpcContext } from '../context/rpc-context.js';
 import type { RpcCacheOptions, RpcCacheScope } from '../decorators/rpc-cache.decorator.js';
-import type { RpcContext } from '../dispatch/rpc-context.js';
-import { callerUserId, type UserIdResolver } from '../security/caller-identity.js';
+import type { UserIdResolver } from '../options/json-rpc-options.js';
 import type { CacheGenerations } from './cache-generations.js';
 import type { RpcResultStore } from './result-stores.js';
+import { RpcSerializedResult } from './serialized-result.js';
 import { paramsHash } from './stable-params-hash.js';
+
+const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
 
 /** The store behind every `@RpcCache` method, plus its generations. */
 export class RpcResultCache {
@@ -56,25 +62,25 @@ function scopeFunction(scope: RpcCacheScope, userIdResolver: UserIdResolver | un
 }
 
 /**
- * `@RpcCache` of one method, prepared at startup. The key is
- * `<prefix>c:<method JSON><scope JSON><params hash>:<generations>`: JSON string literals delimit
- * themselves, so no method/scope pair can collide with another.
+ * `@RpcCache` of one method, prepared at startup: serves a call from the cache or runs it and
+ * stores its JSON. The key is `<prefix>c:<method JSON><scope JSON><params hash>:<generations>`:
+ * JSON string literals delimit themselves, so no method/scope pair can collide with another.
  */
 export class RpcMethodCache {
   private readonly keyHead: string;
-  private readonly methodJson: string;
   private readonly fixedGenerations: readonly string[];
   private readonly scopeOf: ScopeOf;
   private readonly ttlMs: number;
+  private lastStoreErrorAt = 0;
 
   constructor(
     readonly method: string,
     readonly options: Readonly<RpcCacheOptions>,
-    private readonly store: RpcResultCache,
+    private readonly shared: RpcResultCache,
     userIdResolver: UserIdResolver | undefined,
+    private readonly logger: Logger,
   ) {
-    this.methodJson = JSON.stringify(method);
-    this.keyHead = `${store.keyPrefix}c:${this.methodJson}`;
+    this.keyHead = `${shared.keyPrefix}c:${JSON.stringify(method)}`;
     this.fixedGenerations = [
       RpcResultCache.ALL_GENERATION,
       RpcResultCache.methodGeneration(method),
@@ -84,19 +90,83 @@ export class RpcMethodCache {
     this.ttlMs = Math.round(options.ttl * 1000);
   }
 
+  /**
+   * The call's answer from the cache, or `run()`'s value stored and returned as JSON
+   * (`RpcSerializedResult`). Stays synchronous while the store and the handler are (the
+   * in-process store on a hit), so a hit costs a key and a Map lookup. A store that fails is
+   * logged (at most every 10 s) and the call answered uncached: a cache outage must not take the
+   * API down. Errors of `run()` and of the scope function (the app's bug) propagate.
+   */
+  serve(ctx: RpcContext, run: () => unknown): unknown {
+    const key = this.keyFor(ctx);
+    if (typeof key !== 'string') return this.serveAsync(key, run);
+    let hit: string | undefined | Promise<string | undefined>;
+    try {
+      hit = this.shared.store.get(key);
+    } catch (error) {
+      this.storeFailed(error);
+      return this.fill(undefined, run);
+    }
+    if (typeof hit === 'string') return new RpcSerializedResult(hit);
+    if (hit === undefined) return this.fill(key, run);
+    return this.serveAsync(key, run, hit);
+  }
+
   /** This call's entry key (reads the generations, so a purge is seen at once). */
   keyFor(ctx: RpcContext): string | Promise<string> {
     const hash = paramsHash(ctx.params);
     const head = `${this.keyHead}${JSON.stringify(this.scopeOf(ctx))}${hash}:`;
-    const generations = this.store.generations.read(this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash));
+    const generations = this.shared.generations.read(this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash));
     return typeof generations === 'string' ? head + generations : generations.then((g) => head + g);
   }
 
-  get(key: string): string | undefined | Promise<string | undefined> {
-    return this.store.store.get(key);
+  private async serveAsync(pendingKey: string | Promise<string>, run: () => unknown, pendingHit?: Promise<string | undefined>): Promise<unknown> {
+    let key: string | undefined;
+    try {
+      key = await pendingKey;
+      const hit = await (pendingHit ?? this.shared.store.get(key));
+      if (typeof hit === 'string') return new RpcSerializedResult(hit);
+    } catch (error) {
+      this.storeFailed(error);
+      key = undefined;
+    }
+    return this.fill(key, run);
   }
 
-  set(key: string, json: string): void | Promise<unknown> {
-    return this.store.store.set(key, json, this.ttlMs);
+  /** Runs the call and stores its JSON under `key` (none: the store failed, just answer). */
+  private fill(key: string | undefined, run: () => unknown): unknown {
+    const value = run();
+    if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
+      return (value as Promise<unknown>).then((settled) => this.store(key, settled));
+    }
+    return this.store(key, value);
+  }
+
+  private store(key: string | undefined, value: unknown): RpcSerializedResult | Promise<RpcSerializedResult> {
+    const result = new RpcSerializedResult(serializeResult(value));
+    if (key === undefined) return result;
+    let writing: void | Promise<unknown>;
+    try {
+      writing = this.shared.store.set(key, result.json, this.ttlMs);
+    } catch (error) {
+      this.storeFailed(error);
+      return result;
+    }
+    if (writing === undefined) return result;
+    // Answer once the entry is written, so the caller's next call finds it.
+    return writing.then(
+      () => result,
+      (error) => {
+        this.storeFailed(error);
+        return result;
+      },
+    );
+  }
+
+  private storeFailed(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastStoreErrorAt < STORE_ERROR_LOG_INTERVAL_MS) return;
+    this.lastStoreErrorAt = now;
+    this.logger.warn(`Result cache unavailable for ${this.method}, serving uncached: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,4 +1,4 @@
-import type { RpcContext } from '../dispatch/rpc-context.js';
+import type { RpcContext } from '../context/rpc-context.js';
 import { RPC_CACHE_METADATA } from './metadata-keys.js';
 
 /** Who may be served an entry: everyone, the same user, the same client IP, or a key you compute. */

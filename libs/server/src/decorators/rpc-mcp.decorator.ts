@@ -1,17 +1,31 @@
 import { RPC_MCP_METADATA } from './metadata-keys.js';
 
+/** MCP tool annotations (hints for clients; never a security boundary). */
+export interface RpcMcpAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** How a tool's result is rendered as text. */
+export type RpcMcpFormat = 'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon';
+
 export interface RpcMcpOptions {
   /** Tool name; default: the RPC method name. */
   name?: string;
+  /** Human-readable title. */
+  title?: string;
   /** Tool description; default: the method's `description`. */
   description?: string;
+  annotations?: RpcMcpAnnotations;
+  /** Text rendering of the result. Default: the module's `mcp.defaultFormat`. */
+  format?: RpcMcpFormat;
+  /** False hides the method from MCP even under `mcp.exposeAll`. Default true. */
+  enabled?: boolean;
 }
 
-/**
- * Marks an `@RpcMethod` to be exposed as a tool by the MCP endpoint. Part of the public API
- * (DESIGN §3) so code can be written against it now; the MCP endpoint itself is a later
- * capability, and until it lands this decorator only records metadata.
- */
+/** Exposes an `@RpcMethod` as a tool on the MCP endpoint (`mcp.enabled`). */
 export function RpcMcp(options: RpcMcpOptions = {}): MethodDecorator {
   return (_target, _key, descriptor) => {
     Reflect.defineMetadata(RPC_MCP_METADATA, { ...options }, descriptor.value as object);

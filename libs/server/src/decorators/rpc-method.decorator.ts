@@ -1,5 +1,15 @@
+import type { RolesMatch } from '../options/json-rpc-options.js';
 import { RPC_METHOD_METADATA } from './metadata-keys.js';
-import type { RolesMatch } from '../json-rpc.options.js';
+
+/** A JSON Schema (2020-12) given by hand, for what no DTO class describes. */
+export type RpcJsonSchema = Record<string, unknown> | boolean;
+
+/** An error a method may answer, for discovery documents. */
+export interface RpcDeclaredError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 export interface RpcMethodOptions {
   /** Roles the caller needs; checked before anything else runs. */
@@ -14,6 +24,18 @@ export interface RpcMethodOptions {
   deprecated?: boolean | string;
   /** Free text for discovery documents. */
   description?: string;
+  /** One line for discovery documents and tool lists. */
+  summary?: string;
+  /** Groups in discovery documents and the explorer. */
+  tags?: readonly string[];
+  /** The params' JSON Schema, for params no DTO or `@RpcParam` describes. */
+  params?: RpcJsonSchema;
+  /** What the method returns: a class (described like a DTO) or a JSON Schema. Default: anything. */
+  result?: (new (...args: any[]) => unknown) | RpcJsonSchema;
+  /** Errors the method may answer, besides those the module adds (-32602, -32001, -32003). */
+  errors?: readonly RpcDeclaredError[];
+  /** False leaves the method out of discovery documents (it stays callable). Default true. */
+  discoverable?: boolean;
 }
 
 export interface RpcMethodMetadata {

@@ -1,17 +1,16 @@
+import { StreamFormat } from '@nest-jsonrpc/protocol';
 import { RPC_STREAM_METADATA } from './metadata-keys.js';
+import type { RpcJsonSchema } from './rpc-method.decorator.js';
 
-/** How a stream's rows are framed on the wire (DESIGN §4). */
-export enum StreamFormat {
-  Ndjson = 'ndjson',
-  Sse = 'sse',
-  JsonArray = 'json-array',
-}
+export { StreamFormat };
 
 export interface RpcStreamOptions {
   /** Wire framing. Default `StreamFormat.Ndjson`. */
   format?: StreamFormat;
   /** A durable stream: started by `POST /rpc`, persisted, attachable and resumable. */
   durable?: boolean;
+  /** What one row looks like: a class (described like a DTO) or a JSON Schema. */
+  row?: (new (...args: any[]) => unknown) | RpcJsonSchema;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DurableStreamEvent } from './durable-event.js';
+import type { DurableStreamEvent } from '@nest-jsonrpc/protocol';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
 
 /** Events buffered before the subscription is paused (it then re-reads from the store when pulled). */
@@ -17,7 +17,6 @@ export class DurableEventIterator implements DurableEventSink, AsyncIterableIter
   private wake: (() => void) | undefined;
   private subscription: DurableSubscription | undefined;
 
-  /** @internal */
   bind(subscription: DurableSubscription): void {
     this.subscription = subscription;
   }

@@ -1,18 +1,23 @@
 import type { Logger } from '@nestjs/common';
-import type { RpcExceptionMapper } from '../errors/exception-mapper.js';
-import { serializeErrorObject } from '../protocol/response.js';
-import { CANCELLED_EVENT_DATA, DONE_EVENT_DATA, INTERRUPTED_EVENT_DATA, type DurableTerminalEventName } from './durable-event.js';
+import {
+  CANCELLED_EVENT_DATA,
+  DONE_EVENT_DATA,
+  encodeErrorRow,
+  INTERRUPTED_EVENT_DATA,
+  serializeStreamRow,
+  type DurableTerminalEventName,
+} from '@nest-jsonrpc/protocol';
+import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
+import { stopRowIterator, type RowIterator } from '../pipeline/stream-source.js';
+import type { PendingDurableEvent, StreamStore } from '../stream-stores/stream-store.js';
 import { RpcProgress } from './progress.js';
-import { serializeStreamRow } from '../streaming/row-serializer.js';
-import { rowIteratorOf, type RowIterator } from '../streaming/stream-source.js';
-import type { PendingDurableEvent, StreamStore } from './stream-store.js';
 
 /** A commit happens when this many events are waiting... */
 export const COMMIT_MAX_EVENTS = 512;
 /** ...or this many ms after the first one arrived, whichever comes first. */
 export const COMMIT_MAX_DELAY_MS = 2;
 
-/** Rows are stored exactly as the live stream route would write them (same escaping of `<`). */
+/** Rows are stored exactly as the live stream route would write them (same escaping of `<`, U+2028, U+2029). */
 function toPendingEvent(value: unknown): PendingDurableEvent {
   if (value instanceof RpcProgress) return { id: 0, event: 'progress', data: serializeStreamRow(value.value) };
   return { id: 0, event: 'chunk', data: serializeStreamRow(value) };
@@ -62,9 +67,9 @@ export class DurableStreamRun {
     return this.controller.signal;
   }
 
-  /** Starts pulling `source` in the background. */
-  start(source: unknown): void {
-    void this.produce(source);
+  /** Starts pulling the producer's rows in the background. */
+  start(iterator: RowIterator): void {
+    void this.produce(iterator);
   }
 
   /** Ends the stream from outside: commits what is pending, then `cancelled` (or the interrupted `error`). */
@@ -83,11 +88,9 @@ export class DurableStreamRun {
     this.release();
   }
 
-  private async produce(source: unknown): Promise<void> {
-    let iterator: RowIterator | undefined;
+  private async produce(iterator: RowIterator): Promise<void> {
     let exhausted = false;
     try {
-      iterator = rowIteratorOf(source);
       while (!this.stopped) {
         const step = await iterator.next();
         if (step.done) {
@@ -102,19 +105,22 @@ export class DurableStreamRun {
       if (!this.stopped) await this.end('done', DONE_EVENT_DATA);
     } catch (error) {
       if (!this.stopped) {
-        const errorObject = this.mapper.toErrorObject(error, this.method);
-        await this.end('error', `{"error":${serializeErrorObject(errorObject)}}`);
+        // The one error-frame encoder: integer code, `<` and U+2028/2029 escaped like every row.
+        await this.end('error', this.errorRow(error));
       }
     } finally {
-      // Let the producer's `finally` blocks run. Not awaited: a producer that ignores its signal
-      // must not hold the stream (already ended) or a shutdown hostage.
-      if (iterator && !exhausted && typeof iterator.return === 'function') {
-        try {
-          void Promise.resolve(iterator.return()).catch(() => undefined);
-        } catch {
-          // a throwing return() changes nothing for the stream
-        }
-      }
+      // Let the producer's `finally` blocks run; a failing return() changes nothing for the stream.
+      if (!exhausted) stopRowIterator(iterator, () => undefined);
+    }
+  }
+
+  private errorRow(error: unknown): string {
+    const errorObject = this.mapper.toErrorObject(error, this.method);
+    try {
+      return encodeErrorRow(errorObject);
+    } catch (serializationError) {
+      // `data` JSON cannot represent: -32603, like a live stream's error frame.
+      return encodeErrorRow(this.mapper.toErrorObject(serializationError, this.method));
     }
   }
 

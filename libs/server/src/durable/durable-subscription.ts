@@ -1,11 +1,13 @@
-import { isTerminalEvent, type DurableStreamEvent } from './durable-event.js';
-import type { StreamStore } from './stream-store.js';
+import { isTerminalEvent, type DurableStreamEvent } from '@nest-jsonrpc/protocol';
+import type { StreamStore } from '../stream-stores/stream-store.js';
 
 /** Events read from the store per page while catching up. */
 export const REPLAY_PAGE_SIZE = 500;
 
 /** Where a subscription's events go: an SSE response, an async iterator, ... */
 export interface DurableEventSink {
+  /** Called once, before the subscription starts: the sink pauses, resumes and closes it through this. */
+  bind(subscription: DurableSubscription): void;
   /** Takes events in id order; returns false when it wants no more until `resume()` is called. */
   deliver(events: readonly DurableStreamEvent[]): boolean;
   /** Nothing more will come: the terminal event was delivered, the stream vanished, or the store failed. */
@@ -41,10 +43,6 @@ export class DurableSubscription {
   ) {
     this.lastDelivered = cursor;
     this.latestKnown = cursor;
-  }
-
-  get delivered(): number {
-    return this.lastDelivered;
   }
 
   async start(): Promise<void> {

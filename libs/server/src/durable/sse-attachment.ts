@@ -1,7 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import type { DurableStreamEvent } from './durable-event.js';
+import type { Logger } from '@nestjs/common';
+import { isTerminalEvent, sseEncoder, SSE_END_FRAME, SSE_KEEP_ALIVE, type DurableStreamEvent } from '@nest-jsonrpc/protocol';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
-import { SSE_KEEP_ALIVE_FRAME, sseEventFrames } from './sse-event-format.js';
+
+/**
+ * Several events in one string, so a replayed page costs one socket write; the same SSE dialect
+ * as the live stream route (its encoder, its escaping), and after the terminal event its final
+ * `event: end`, so an EventSource closes instead of reconnecting.
+ */
+function sseFrames(events: readonly DurableStreamEvent[]): string {
+  let text = '';
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    text += sseEncoder.row(e.data, e.id, { id: e.id, event: e.event });
+  }
+  return isTerminalEvent(events[events.length - 1].event) ? text + SSE_END_FRAME : text;
+}
 
 /**
  * One attached `GET <path>/:id` response. Writes each delivered page in one socket write, pauses
@@ -16,6 +30,7 @@ export class SseAttachment implements DurableEventSink {
   constructor(
     readonly res: ServerResponse,
     private readonly onClosed: (attachment: SseAttachment) => void,
+    private readonly onFailed: (error: unknown, streamId: string | undefined) => void,
   ) {
     res.on('drain', this.onDrain);
     res.once('close', this.onClose);
@@ -29,12 +44,12 @@ export class SseAttachment implements DurableEventSink {
     const res = this.res;
     if (res.writableEnded || res.destroyed) return false;
     this.idleTicks = 0;
-    return res.write(sseEventFrames(events));
+    return res.write(sseFrames(events));
   }
 
   finish(error?: unknown): void {
-    // On a store failure the response just ends: the client reconnects with Last-Event-ID.
-    void error;
+    // On a store failure the response just ends (logged): the client reconnects with Last-Event-ID.
+    if (error !== undefined) this.onFailed(error, this.subscription?.streamId);
     if (!this.res.writableEnded) this.res.end();
   }
 
@@ -47,7 +62,7 @@ export class SseAttachment implements DurableEventSink {
     if (++this.idleTicks < KEEP_ALIVE_TICKS) return;
     this.idleTicks = 0;
     const res = this.res;
-    if (!res.writableEnded && !res.destroyed && res.writableLength === 0) res.write(SSE_KEEP_ALIVE_FRAME);
+    if (!res.writableEnded && !res.destroyed && res.writableLength === 0) res.write(SSE_KEEP_ALIVE);
   }
 
   /** Server shutdown: end the response; the client will reconnect (elsewhere) and resume. */
@@ -78,7 +93,10 @@ export class SseAttachments {
   private readonly attachments = new Set<SseAttachment>();
   private readonly timer: NodeJS.Timeout | undefined;
 
-  constructor(keepAliveMs: number) {
+  constructor(
+    keepAliveMs: number,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => {
         for (const attachment of this.attachments) attachment.keepAlive();
@@ -92,7 +110,7 @@ export class SseAttachments {
   }
 
   open(res: ServerResponse): SseAttachment {
-    const attachment = new SseAttachment(res, this.remove);
+    const attachment = new SseAttachment(res, this.remove, this.failed);
     this.attachments.add(attachment);
     return attachment;
   }
@@ -103,6 +121,10 @@ export class SseAttachments {
     for (const attachment of [...this.attachments]) attachment.end();
     this.attachments.clear();
   }
+
+  private readonly failed = (error: unknown, streamId: string | undefined): void => {
+    this.logger.warn(`Attached SSE for durable stream ${streamId} ended early: ${error instanceof Error ? error.message : String(error)}`);
+  };
 
   private readonly remove = (attachment: SseAttachment): void => {
     this.attachments.delete(attachment);

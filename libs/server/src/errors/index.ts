@@ -1,2 +1,2 @@
 export * from './rpc-exceptions.js';
-export * from './exception-mapper.js';
+export * from './rpc-exception-mapper.js';

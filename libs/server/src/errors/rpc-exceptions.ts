@@ -1,8 +1,8 @@
 import { IntrinsicException } from '@nestjs/common';
-import { RpcErrorCode } from '../protocol/error-codes.js';
-import type { RpcErrorObject } from '../protocol/envelope.js';
+import { isRpcErrorCode, RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
 
 export interface RpcExceptionOptions {
+  /** An integer (JSON-RPC requires one); anything else fails at construction with a TypeError. */
   code?: number;
   data?: unknown;
   cause?: unknown;
@@ -18,9 +18,13 @@ export class RpcException extends IntrinsicException {
   readonly data: unknown;
 
   constructor(message: string, options: RpcExceptionOptions = {}) {
+    const code = options.code ?? RpcErrorCode.InternalError;
+    // Loudly, here: a handler that does this answers -32603 and the mistake is logged with its
+    // stack, instead of a NaN reaching the wire as invalid JSON.
+    if (!isRpcErrorCode(code)) throw new TypeError(`RpcException code must be an integer, got ${String(code)}`);
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.code = options.code ?? RpcErrorCode.InternalError;
+    this.code = code;
     this.data = options.data;
   }
 
@@ -50,5 +54,13 @@ export class RpcInternalErrorException extends builtin(RpcErrorCode.InternalErro
 export class RpcAccessDeniedException extends builtin(RpcErrorCode.AccessDenied, 'Access denied') {}
 export class RpcNotFoundException extends builtin(RpcErrorCode.NotFound, 'Not found') {}
 export class RpcRateLimitExceededException extends builtin(RpcErrorCode.RateLimitExceeded, 'Rate limit exceeded') {}
-/** A body over `maxRequestSize`: -32600 on the wire, always with HTTP 413. */
-export class RpcRequestTooLargeException extends builtin(RpcErrorCode.InvalidRequest, 'Invalid Request: request too large') {}
+
+/**
+ * A body over `maxRequestSize`: -32600 on the wire, always with HTTP 413. The routes answer an
+ * oversize body with `RpcRequestTooLargeException.forLimit(maxRequestSize)`.
+ */
+export class RpcRequestTooLargeException extends builtin(RpcErrorCode.InvalidRequest, 'Invalid Request: request too large') {
+  static forLimit(maxRequestSize: number): RpcRequestTooLargeException {
+    return new RpcRequestTooLargeException(`Invalid Request: body exceeds ${maxRequestSize} bytes`);
+  }
+}

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-
-/** Media types accepted as a JSON-RPC body. */
-export const JSON_RPC_CONTENT_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
+import { JSON_RPC_REQUEST_MEDIA_TYPES } from '@nest-jsonrpc/protocol';
 
 /**
  * Replaces the inherited parsers in our encapsulated context with one that hands over the raw
@@ -11,7 +9,12 @@ export const JSON_RPC_CONTENT_TYPES = ['application/json', 'application/json-rpc
  */
 export function registerJsonRpcBodyParser(instance: FastifyInstance, bodyLimit: number): void {
   instance.removeAllContentTypeParsers();
-  instance.addContentTypeParser(JSON_RPC_CONTENT_TYPES, { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+  instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], { parseAs: 'string', bodyLimit }, (_request, body, done) => {
     done(null, body);
   });
+}
+
+/** Fastify's `bodyLimit` for `maxRequestSize` (0 turns the limit off). */
+export function bodyLimitOf(maxRequestSize: number): number {
+  return maxRequestSize === 0 ? Number.MAX_SAFE_INTEGER : maxRequestSize;
 }

@@ -1,46 +1,39 @@
 import type { Logger } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { RpcErrorCode } from '../protocol/error-codes.js';
-import type { RpcErrorObject } from '../protocol/envelope.js';
-import { serializeError } from '../protocol/response.js';
-import { JSON_RPC_CONTENT_TYPES } from './json-body-parser.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { JSON_RPC_REQUEST_MEDIA_TYPES, RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
+import { RpcRequestTooLargeException } from '../errors/rpc-exceptions.js';
+import type { RpcReplyWriter } from './rpc-reply-writer.js';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/** Sends a JSON-RPC error envelope (id null) with `status`, outside any call. */
-export function sendEnvelopeError(request: FastifyRequest, reply: FastifyReply, status: number, error: RpcErrorObject): void {
-  reply
-    .code(status)
-    .header(REQUEST_ID_HEADER, requestIdOf(request))
-    .header('content-type', JSON_CONTENT_TYPE)
-    .send(serializeError(null, error));
-}
+const UNSUPPORTED_MEDIA_TYPE: RpcErrorObject = Object.freeze({
+  code: RpcErrorCode.InvalidRequest,
+  message: `Invalid Request: Content-Type must be ${JSON_RPC_REQUEST_MEDIA_TYPES[0]}`,
+});
+const UNREADABLE_BODY: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error: the request body could not be read' });
+const INTERNAL: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InternalError, message: 'Internal error' });
 
 /**
  * The error handler of our encapsulated route plugins: what Fastify raises before a handler runs
  * (body too large, wrong media type, broken framing) answered as a JSON-RPC envelope with its
  * HTTP status, never Fastify's own error shape.
  */
-export function transportErrorHandler(maxRequestSize: number, logger: Logger, where: string) {
+export function transportErrorHandler(maxRequestSize: number, writer: RpcReplyWriter, logger: Logger, where: string) {
+  const tooLarge = RpcRequestTooLargeException.forLimit(maxRequestSize).toErrorObject();
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendEnvelopeError(request, reply, 413, {
-          code: RpcErrorCode.InvalidRequest,
-          message: `Invalid Request: body exceeds ${maxRequestSize} bytes`,
-        });
+        return writer.sendTransportError(request, reply, 413, tooLarge);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       case 'FST_ERR_CTP_INVALID_TYPE':
-        return sendEnvelopeError(request, reply, 415, {
-          code: RpcErrorCode.InvalidRequest,
-          message: `Invalid Request: Content-Type must be ${JSON_RPC_CONTENT_TYPES[0]}`,
-        });
+        return writer.sendTransportError(request, reply, 415, UNSUPPORTED_MEDIA_TYPE);
     }
-    if (error.statusCode !== undefined && error.statusCode < 500) {
-      return sendEnvelopeError(request, reply, 400, { code: RpcErrorCode.ParseError, message: 'Parse error: the request body could not be read' });
-    }
+    if (error.statusCode !== undefined && error.statusCode < 500) return writer.sendTransportError(request, reply, 400, UNREADABLE_BODY);
     logger.error(`${where} failed before dispatch: ${error.message}`, error.stack);
-    sendEnvelopeError(request, reply, 500, { code: RpcErrorCode.InternalError, message: 'Internal error' });
+    writer.sendTransportError(request, reply, 500, INTERNAL);
   };
+}
+
+/** `405` with `Allow`, for the verbs a route does not serve. */
+export function methodNotAllowed(writer: RpcReplyWriter, allow: string, hint: string) {
+  const error: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${hint}` });
+  return (request: FastifyRequest, reply: FastifyReply): void => writer.sendTransportError(request, reply, 405, error, { allow });
 }

@@ -1,7 +1,8 @@
 import type { ClassConstructor } from 'class-transformer';
+import type { RpcParamsValue } from '@nest-jsonrpc/protocol';
+import type { RpcArgsResolver, RpcContext } from '../context/rpc-context.js';
 import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
 import { RpcInvalidParamsException } from '../errors/rpc-exceptions.js';
-import type { RpcParamsValue } from '../protocol/envelope.js';
 import { DtoBinder } from './dto-binder.js';
 import type { ParamViolation } from './param-violation.js';
 
@@ -9,6 +10,8 @@ import type { ParamViolation } from './param-violation.js';
 type ArgSource =
   | { kind: 'ctx' }
   | { kind: 'raw' }
+  /** A custom parameter decorator (`createParamDecorator`): Nest's param pipeline fills it. */
+  | { kind: 'external' }
   | { kind: 'dto'; binder: DtoBinder; positional: readonly string[] | null }
   | { kind: 'param'; name: string; position: number; optional: boolean; defaultValue: unknown; check: ValueCheck };
 
@@ -21,6 +24,8 @@ export interface ParamPlanInput {
   paramTypes: readonly unknown[];
   /** What the RPC param decorators recorded, or none. */
   args: readonly RpcArgMetadata[];
+  /** Indexes of parameters with a custom decorator (`createParamDecorator`); they claim no params key. */
+  externalArgs?: readonly number[];
   rejectUnknown: boolean;
   allowPositional: boolean;
   /** The context class, so an undecorated `(params, ctx: RpcContext)` is not mistaken for a DTO. */
@@ -45,7 +50,7 @@ export function isDtoClass(type: unknown, contextClass?: unknown): type is Class
  * How a method turns `params` into handler arguments. Built once per method at startup; `resolve`
  * is the per-call path and throws RpcInvalidParamsException with every violation found.
  */
-export class ParamPlan {
+export class ParamPlan implements RpcArgsResolver {
   private readonly sources: readonly ArgSource[];
   /** JSON keys claimed by `@RpcParam`s, when unknown keys must be rejected. */
   private readonly knownKeys: ReadonlySet<string> | null;
@@ -54,21 +59,28 @@ export class ParamPlan {
 
   constructor(private readonly input: ParamPlanInput) {
     const { args, paramTypes, contextClass, rejectUnknown, allowPositional } = input;
+    const external = new Set(input.externalArgs ?? []);
     const sources: ArgSource[] = [];
+    for (const index of external) sources[index] = { kind: 'external' };
+    const paramsSource = (type: unknown): ArgSource =>
+      isDtoClass(type, contextClass) ? this.dtoSource(type, rejectUnknown, allowPositional) : { kind: 'raw' };
     if (args.length === 0) {
-      // Undecorated: (params, ctx). params is bound when the first parameter's type is a DTO class.
-      const first = paramTypes[0];
-      sources.push(isDtoClass(first, contextClass) ? this.dtoSource(first, rejectUnknown, allowPositional) : { kind: 'raw' });
-      sources.push({ kind: 'ctx' });
+      // Undecorated: the first parameter without a decorator takes params (bound when its type is a
+      // DTO class), the next one the context.
+      let index = 0;
+      for (const next of ['params', 'ctx'] as const) {
+        while (external.has(index)) index++;
+        sources[index] = next === 'ctx' ? { kind: 'ctx' } : paramsSource(paramTypes[index]);
+        index++;
+      }
     } else {
       let position = 0;
       const sorted = [...args].sort((a, b) => a.index - b.index);
       for (const arg of sorted) {
         const type = paramTypes[arg.index];
         if (arg.kind === 'ctx') sources[arg.index] = { kind: 'ctx' };
-        else if (arg.kind === 'params') {
-          sources[arg.index] = isDtoClass(type, contextClass) ? this.dtoSource(type, rejectUnknown, allowPositional) : { kind: 'raw' };
-        } else {
+        else if (arg.kind === 'params') sources[arg.index] = paramsSource(type);
+        else {
           const options = arg.options ?? {};
           sources[arg.index] = {
             kind: 'param',
@@ -80,8 +92,8 @@ export class ParamPlan {
           };
         }
       }
-      for (let i = 0; i < sources.length; i++) sources[i] ??= { kind: 'raw' };
     }
+    for (let i = 0; i < sources.length; i++) sources[i] ??= { kind: 'raw' };
     this.sources = Object.freeze(sources);
     const params = sources.filter((s): s is Extract<ArgSource, { kind: 'param' }> => s.kind === 'param');
     const claimsWhole = sources.some((s) => s.kind === 'dto' || s.kind === 'raw');
@@ -103,7 +115,12 @@ export class ParamPlan {
     });
   }
 
-  resolve(params: RpcParamsValue | undefined, ctx: unknown): unknown[] {
+  /** Indexes Nest's param pipeline fills (custom parameter decorators). */
+  get externalArgs(): readonly number[] {
+    return this.sources.flatMap((s, index) => (s.kind === 'external' ? [index] : []));
+  }
+
+  resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] {
     const sources = this.sources;
     const out: unknown[] = new Array(sources.length);
     let violations: ParamViolation[] | undefined;
@@ -121,6 +138,8 @@ export class ParamPlan {
           break;
         case 'raw':
           out[i] = params;
+          break;
+        case 'external':
           break;
         case 'dto': {
           const value = isArray ? this.positionalToNamed(params as unknown[], source.positional!) : (params ?? {});

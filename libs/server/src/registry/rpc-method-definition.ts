@@ -1,11 +1,14 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
-import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
+import type { StreamFormat } from '@nest-jsonrpc/protocol';
 import type { RpcCacheOptions } from '../decorators/rpc-cache.decorator.js';
+import type { RpcMcpOptions } from '../decorators/rpc-mcp.decorator.js';
+import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
 import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
-import type { RolesSource } from '../security/effective-roles.js';
-import type { RolesMatch } from '../json-rpc.options.js';
+import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
+import type { RolesMatch } from '../options/json-rpc-options.js';
 import type { ParamPlan } from '../params/param-plan.js';
+import type { RolesSource } from '../security/effective-roles.js';
+import type { CustomParamMetadata } from './rpc-metadata-accessor.js';
 
 /** Everything known about one RPC method at startup. Frozen; the runtime only reads it. */
 export interface RpcMethodDefinition {
@@ -21,6 +24,8 @@ export interface RpcMethodDefinition {
   /** The method as declared on the class (where its enhancer metadata lives). */
   readonly handler: (...args: unknown[]) => unknown;
   readonly paramPlan: ParamPlan;
+  /** Parameters with a custom decorator (`createParamDecorator`), filled by Nest's param pipeline. */
+  readonly customParams: readonly CustomParamMetadata[];
   /** Provider (or one of its dependencies) is request- or transient-scoped. */
   readonly isScoped: boolean;
   /** Guards, interceptors, pipes or filters apply (method, class or global): run Nest's chain. */
@@ -36,7 +41,9 @@ export interface RpcMethodDefinition {
   /** `@RpcCache`. */
   readonly cache: Readonly<RpcCacheOptions> | undefined;
   /** `@RpcStream` options (format filled in) when the method streams; undefined otherwise. */
-  readonly stream: Readonly<Required<Pick<RpcStreamOptions, 'format'>> & RpcStreamOptions> | undefined;
+  readonly stream: (Readonly<RpcStreamOptions> & { readonly format: StreamFormat }) | undefined;
+  /** `@RpcMcp` options, when the method has the decorator. */
+  readonly mcp: Readonly<RpcMcpOptions> | undefined;
   /** Value for `X-Rpc-Deprecated`, when deprecated. */
   readonly deprecation: string | undefined;
 }

@@ -2,21 +2,18 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
 import type { ApplicationConfig } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { RPC_CACHE_METADATA } from '../decorators/metadata-keys.js';
+import { isReservedMethodName, StreamFormat } from '@nest-jsonrpc/protocol';
+import { RpcContext } from '../context/rpc-context.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
-import { StreamFormat } from '../decorators/rpc-stream.decorator.js';
-import { RpcContext } from '../dispatch/rpc-context.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../json-rpc.options.js';
+import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OptionProblems } from '../options/option-checks.js';
 import { ParamPlan } from '../params/param-plan.js';
-import { isReservedMethodName } from '../protocol/envelope.js';
+import { resolveEffectiveRoles } from '../security/effective-roles.js';
+import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
+import { checkCacheOptions, checkMcpOptions, checkMethodOptions, checkRateLimitOptions, checkStreamOptions } from './method-option-checks.js';
 import type { RpcMethodDefinition } from './rpc-method-definition.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
-import { resolveEffectiveRoles } from '../security/effective-roles.js';
-import { checkCacheOptions, checkRateLimitOptions } from '../security/policy-options-check.js';
-import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
-
-const METHOD_OPTION_KEYS = new Set<string>(['roles', 'rolesMatch', 'allowPositional', 'rejectUnknown', 'deprecated', 'description']);
 
 /** Raised at bootstrap with every configuration problem found, so one restart fixes them all. */
 export class RpcStartupError extends Error {
@@ -43,7 +40,7 @@ export class RpcMethodExplorer {
   ) {}
 
   explore(): RpcMethodRegistry {
-    const problems: string[] = [];
+    const problems = new OptionProblems();
     const definitions: RpcMethodDefinition[] = [];
     const owners = new Map<string, string>();
     const global = this.globalEnhancers();
@@ -70,7 +67,7 @@ export class RpcMethodExplorer {
       }
     }
     this.checkStreamMethods(definitions, problems);
-    if (problems.length) throw new RpcStartupError(problems);
+    if (problems.size) throw new RpcStartupError(problems.list);
     this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.options.path}`);
     return new RpcMethodRegistry(definitions);
   }
@@ -84,20 +81,22 @@ export class RpcMethodExplorer {
     options: RpcMethodOptions,
     where: string,
     global: { any: boolean; filters: boolean },
-    problems: string[],
+    problems: OptionProblems,
   ): RpcMethodDefinition | undefined {
-    const before = problems.length;
+    const before = problems.size;
     if (typeof name !== 'string' || name.length === 0) problems.push(`${where}: @RpcMethod needs a non-empty name`);
     else if (isReservedMethodName(name)) problems.push(`${where}: method name "${name}" is reserved (names starting with "rpc." belong to the protocol)`);
-    this.checkMethodOptions(options, `${where} ("${name}")`, problems);
-    if (problems.length > before) return undefined;
+    checkMethodOptions(options, `${where} ("${name}")`, problems);
+    if (problems.size > before) return undefined;
 
     const rejectUnknown = options.rejectUnknown ?? this.options.params.rejectUnknown;
     const classRef = prototype.constructor as object;
+    const customParams = this.metadata.getCustomParams(classRef, methodKey);
     const paramPlan = new ParamPlan({
       method: name,
       paramTypes: this.metadata.getParamTypes(prototype, methodKey),
       args: this.metadata.getArgsMetadata(classRef, methodKey),
+      externalArgs: customParams.map((p) => p.index),
       rejectUnknown,
       allowPositional: options.allowPositional ?? false,
       contextClass: RpcContext,
@@ -111,8 +110,11 @@ export class RpcMethodExplorer {
     const effective = resolveEffectiveRoles(name, options, this.options.security);
     const rateLimit = this.metadata.getRateLimitMetadata(handler);
     const cache = this.metadata.getCacheMetadata(handler);
+    const mcp = this.metadata.getMcpMetadata(handler);
+    if (stream) checkStreamOptions(stream, `"${name}" (${where})`, problems);
     checkRateLimitOptions(rateLimit, `${where} ("${name}")`, problems);
     checkCacheOptions(cache, `${where} ("${name}")`, problems);
+    checkMcpOptions(mcp, `${where} ("${name}")`, problems);
     return {
       name,
       options: Object.freeze({ ...options }),
@@ -122,6 +124,7 @@ export class RpcMethodExplorer {
       methodKey,
       handler,
       paramPlan,
+      customParams,
       isScoped,
       hasEnhancers: local.any || global.any,
       hasFilters: local.filters || global.filters,
@@ -131,25 +134,22 @@ export class RpcMethodExplorer {
       rateLimit: rateLimit && !this.metadata.isThrottleSkipped(classRef, handler, RPC_THROTTLER_NAME) ? Object.freeze({ ...rateLimit }) : undefined,
       cache: cache ? Object.freeze({ ...cache, tags: cache.tags ? Object.freeze([...cache.tags]) : undefined }) : undefined,
       stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
+      mcp: mcp ? Object.freeze({ ...mcp, annotations: mcp.annotations ? Object.freeze({ ...mcp.annotations }) : undefined }) : undefined,
       deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
     };
   }
 
   /**
-   * Live stream methods need the stream route (one problem naming them all), a known format, and
-   * no `@RpcCache`: a stream has no single result to cache. Durable streams run through `path`.
+   * Live stream methods need the stream route (one problem naming them all), and no `@RpcCache`:
+   * a stream has no single result to cache. Durable streams run through `path`.
    */
-  private checkStreamMethods(definitions: readonly RpcMethodDefinition[], problems: string[]): void {
-    const formats = Object.values(StreamFormat) as string[];
+  private checkStreamMethods(definitions: readonly RpcMethodDefinition[], problems: OptionProblems): void {
     const needRoute: string[] = [];
     for (const definition of definitions) {
       const stream = definition.stream;
       if (!stream) continue;
       const where = `"${definition.name}" (${(definition.classRef as { name: string }).name}.${definition.methodKey})`;
-      if (!formats.includes(stream.format)) {
-        problems.push(`${where}: @RpcStream format ${JSON.stringify(stream.format)} is not one of ${formats.join(', ')}`);
-      }
-      if (Reflect.getMetadata(RPC_CACHE_METADATA, definition.handler) !== undefined) {
+      if (definition.cache !== undefined) {
         problems.push(`${where}: @RpcStream and @RpcCache cannot be combined (a stream has no single result to cache)`);
       }
       if (!stream.durable && !this.options.stream.enabled) needRoute.push(where);
@@ -162,31 +162,7 @@ export class RpcMethodExplorer {
     }
   }
 
-  private checkMethodOptions(options: RpcMethodOptions, where: string, problems: string[]): void {
-    if (options === null || typeof options !== 'object') {
-      problems.push(`${where}: options must be an object`);
-      return;
-    }
-    for (const key of Object.keys(options)) {
-      if (!METHOD_OPTION_KEYS.has(key)) problems.push(`${where}: unknown option "${key}"`);
-    }
-    const { roles, rolesMatch, allowPositional, rejectUnknown, deprecated, description } = options;
-    if (roles !== undefined && !(Array.isArray(roles) && roles.every((r) => typeof r === 'string' && r.length > 0))) {
-      problems.push(`${where}: option "roles" must be an array of non-empty strings`);
-    }
-    if (rolesMatch !== undefined && rolesMatch !== 'any' && rolesMatch !== 'all') {
-      problems.push(`${where}: option "rolesMatch" must be "any" or "all", got ${JSON.stringify(rolesMatch)}`);
-    }
-    for (const [key, value] of [['allowPositional', allowPositional], ['rejectUnknown', rejectUnknown]] as const) {
-      if (value !== undefined && typeof value !== 'boolean') problems.push(`${where}: option "${key}" must be a boolean`);
-    }
-    if (deprecated !== undefined && typeof deprecated !== 'boolean' && typeof deprecated !== 'string') {
-      problems.push(`${where}: option "deprecated" must be a boolean or a string`);
-    }
-    if (description !== undefined && typeof description !== 'string') problems.push(`${where}: option "description" must be a string`);
-  }
-
-  private checkClaimedKeys(plan: ParamPlan, where: string, problems: string[]): void {
+  private checkClaimedKeys(plan: ParamPlan, where: string, problems: OptionProblems): void {
     const claimedBy = new Map<string, number>();
     for (const { argIndex, keys } of plan.claimedKeys()) {
       for (const key of keys) {

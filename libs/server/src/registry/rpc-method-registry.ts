@@ -1,6 +1,6 @@
 import type { RpcMethodDefinition } from './rpc-method-definition.js';
 
-/** The frozen name -> method table the runtime dispatches on. */
+/** The frozen name -> method table, built once at bootstrap. */
 export class RpcMethodRegistry {
   private readonly methods: ReadonlyMap<string, RpcMethodDefinition>;
 
@@ -10,10 +10,6 @@ export class RpcMethodRegistry {
 
   get(name: string): RpcMethodDefinition | undefined {
     return this.methods.get(name);
-  }
-
-  has(name: string): boolean {
-    return this.methods.has(name);
   }
 
   all(): IterableIterator<RpcMethodDefinition> {

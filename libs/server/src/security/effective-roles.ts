@@ -1,4 +1,4 @@
-import type { RolesMatch } from '../json-rpc.options.js';
+import type { RolesMatch } from '../options/json-rpc-options.js';
 
 /** Where a method's effective roles came from (reported by discovery and in startup errors). */
 export type RolesSource = 'method' | 'public-method' | 'public-prefix' | 'prefix' | 'default' | 'public';

@@ -1,5 +1,5 @@
 import { RpcAccessDeniedException } from '../errors/rpc-exceptions.js';
-import type { RolesMatch } from '../json-rpc.options.js';
+import type { RolesMatch } from '../options/json-rpc-options.js';
 
 /**
  * The roles check of one protected method, built at startup: the roles, how they match and the

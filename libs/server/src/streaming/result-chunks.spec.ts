@@ -1,4 +1,5 @@
-import { resultChunks, type ResultChunkRow } from './result-chunks.js';
+import { resultChunks } from './result-chunks.js';
+import type { ResultChunkRow } from '@nest-jsonrpc/protocol';
 
 const collect = async (iterable: AsyncIterable<ResultChunkRow>) => {
   const rows: ResultChunkRow[] = [];

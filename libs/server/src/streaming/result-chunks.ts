@@ -1,20 +1,9 @@
 /**
- * `result_chunk` rows (DESIGN §4): a large result (a file, a long text) sent as a sequence of
- * stream rows that a client reassembles. Pure: no Nest, no Fastify.
+ * Producing `result_chunk` rows (DESIGN §4; the row itself is `@nest-jsonrpc/protocol`'s): a large
+ * result (a file, a long text) sent as a sequence of stream rows that a client reassembles.
+ * Server-side because it reads Node `Buffer`s; no Nest, no Fastify.
  */
-
-export type ResultChunkEncoding = 'utf8' | 'base64';
-
-export interface ResultChunkRow {
-  readonly type: 'result_chunk';
-  readonly result_id: string;
-  /** From 0, per result. */
-  readonly chunk_seq: number;
-  readonly data: string;
-  readonly encoding: ResultChunkEncoding;
-  /** False on the last chunk only. */
-  readonly more: boolean;
-}
+import { RESULT_CHUNK_TYPE, type ResultChunkEncoding, type ResultChunkRow } from '@nest-jsonrpc/protocol';
 
 export interface ResultChunksOptions {
   /** Default: `utf8` for a string source, `base64` otherwise. */
@@ -94,7 +83,7 @@ async function* chunkRows(
   const utf8 = encoding === 'utf8';
 
   const row = (data: string, more: boolean): ResultChunkRow => ({
-    type: 'result_chunk',
+    type: RESULT_CHUNK_TYPE,
     result_id: resultId,
     chunk_seq: seq++,
     data,

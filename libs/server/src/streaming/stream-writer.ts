@@ -15,10 +15,27 @@
  * Knows nothing of Nest or Fastify: it sees a ServerResponse, a row iterator and an encoder.
  */
 import type { ServerResponse } from 'node:http';
-import type { RpcErrorObject } from '../protocol/envelope.js';
-import type { StreamFrameEncoder } from './frame-encoders.js';
-import { serializeStreamRow } from './row-serializer.js';
-import { EventRow, type RowIterator } from './stream-source.js';
+import { encodeErrorObject, serializeStreamRow, type RpcErrorObject, type SseEventFields, type StreamFrameEncoder } from '@nest-jsonrpc/protocol';
+import { stopRowIterator, type RowIterator } from '../pipeline/stream-source.js';
+
+/**
+ * A row that is already JSON text and may carry SSE `id:`/`event:` fields (durable streams served
+ * live). The SSE encoder writes the fields; NDJSON and JSON array write the JSON alone.
+ */
+export class EventRow {
+  constructor(
+    readonly json: string,
+    readonly fields?: SseEventFields,
+  ) {}
+}
+
+/**
+ * An error frame whose error object is already JSON (a stored durable `error` event): the stream
+ * ends with it, in the format's own error frame, without parsing and re-serialising it.
+ */
+export class ErrorFrameRow {
+  constructor(readonly errorJson: string) {}
+}
 
 /** Bytes (UTF-16 units, close enough) of encoded frames gathered before a write is forced. */
 export const COALESCE_LIMIT = 32 * 1024;
@@ -139,6 +156,11 @@ export class StreamResponseWriter {
           return;
         }
         const row = step.value;
+        if (row instanceof ErrorFrameRow) {
+          this.stopIterator();
+          this.end(encoder.error(row.errorJson, this.rows));
+          return;
+        }
         this.pending += row instanceof EventRow ? encoder.row(row.json, this.rows++, row.fields) : encoder.row(serializeStreamRow(row), this.rows++);
         if (this.flushImmediate === undefined) this.flushImmediate = setImmediate(this.flush);
       }
@@ -160,9 +182,9 @@ export class StreamResponseWriter {
   private errorFrame(errorObject: RpcErrorObject): string {
     const encoder = this.config.encoder;
     try {
-      return encoder.error(errorObject, this.rows);
+      return encoder.error(encodeErrorObject(errorObject), this.rows);
     } catch (serializationError) {
-      return encoder.error(this.config.toErrorObject(serializationError, this.method), this.rows);
+      return encoder.error(encodeErrorObject(this.config.toErrorObject(serializationError, this.method)), this.rows);
     }
   }
 
@@ -248,15 +270,6 @@ export class StreamResponseWriter {
   /** Runs the producer's `return()` (a generator's `finally`); its failures are only logged. */
   private stopIterator(): void {
     this.iteratorFinished = true;
-    const stop = this.iterator.return;
-    if (typeof stop !== 'function') return;
-    try {
-      const result = stop.call(this.iterator);
-      if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
-        (result as Promise<unknown>).then(undefined, (error: unknown) => this.config.reportCleanupError(error, this.method));
-      }
-    } catch (error) {
-      this.config.reportCleanupError(error, this.method);
-    }
+    stopRowIterator(this.iterator, (error) => this.config.reportCleanupError(error, this.method));
   }
 }

@@ -1,4 +1,4 @@
-import type { RpcContext } from '../dispatch/rpc-context.js';
+import type { RpcContext } from '../context/rpc-context.js';
 
 /**
  * Lifts `@RpcRateLimit` for a call, for example for internal callers. Provide it under

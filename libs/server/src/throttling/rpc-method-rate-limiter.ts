@@ -2,8 +2,9 @@ import type { ThrottlerGenerateKeyFunction, ThrottlerGetTrackerFunction, Throttl
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { FastifyRequest } from 'fastify';
 import type { RpcLimitScope, RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
-import type { RpcContext } from '../dispatch/rpc-context.js';
-import { callerUserId, type UserIdResolver } from '../security/caller-identity.js';
+import type { RpcContext } from '../context/rpc-context.js';
+import { callerUserId } from '../context/caller-identity.js';
+import type { UserIdResolver } from '../options/json-rpc-options.js';
 import type { RpcRateLimitBypass } from './rate-limit-bypass.js';
 import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler.storage.js';
 import { rateLimitExceeded, type RpcThrottlerGuard } from './rpc-throttler.guard.js';

@@ -1,7 +1,7 @@
 import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerRequest, type ThrottlerStorage } from '@nestjs/throttler';
-import { getRpcContext } from '../dispatch/rpc-context.js';
+import { getRpcContext } from '../context/rpc-context.js';
 import { RpcRateLimitExceededException } from '../errors/rpc-exceptions.js';
 
 /** A response stand-in for RPC calls: per-call `X-RateLimit-*` headers would be meaningless in a batch. */

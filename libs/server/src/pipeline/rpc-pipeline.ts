@@ -1,0 +1,131 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ExternalContextCreator, ModuleRef } from '@nestjs/core';
+import {
+  isInvalidEnvelope,
+  parseRequestEnvelope,
+  RpcErrorCode,
+  type RpcErrorObject,
+  type RpcId,
+  type RpcParamsValue,
+} from '@nest-jsonrpc/protocol';
+import { RpcContext, type RpcHttpExchange, type RpcTransport } from '../context/rpc-context.js';
+import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
+import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
+import type { RpcAccessRule } from '../security/rpc-access-rule.js';
+import { RpcCallStepsFactory } from './rpc-call-steps.js';
+import { RpcMethodInvoker } from './rpc-method-invoker.js';
+
+/** A call the pipeline found a method for: its context, ready to run. */
+export interface RpcResolvedCall {
+  readonly ctx: RpcContext;
+  readonly definition: RpcMethodDefinition;
+  /** The id to answer with (null for a notification). */
+  readonly id: RpcId;
+  /** @internal */
+  readonly invoker: RpcMethodInvoker;
+  readonly error?: undefined;
+}
+
+/** A request refused before any method runs: an invalid envelope, or an unknown method. */
+export interface RpcRejectedCall {
+  readonly id: RpcId;
+  readonly error: RpcErrorObject;
+  /** A notification gets no answer, even to an unknown method (an invalid envelope is always answered). */
+  readonly isNotification: boolean;
+}
+
+const METHOD_NOT_FOUND: RpcErrorObject = Object.freeze({ code: RpcErrorCode.MethodNotFound, message: 'Method not found' });
+
+/**
+ * One call, the same way on every transport (`/rpc`, `/rpc/stream`, durable runs, MCP, LLM
+ * tools): `resolve` (envelope -> method -> `RpcContext`), then `run`: the app's guards -> roles
+ * -> rate limit -> cache -> interceptors -> params -> handler. A transport decides only what to do
+ * with the method's kind (plain, live stream, durable) and how to write the answer.
+ *
+ * Built at bootstrap from the frozen registry (`init`); the per-call path allocates a context
+ * and little else.
+ */
+@Injectable()
+export class RpcPipeline {
+  private readonly logger = new Logger('JsonRpc');
+  private invokers: ReadonlyMap<string, RpcMethodInvoker> = new Map();
+  private registryRef: RpcMethodRegistry | undefined;
+
+  constructor(
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+    private readonly steps: RpcCallStepsFactory,
+  ) {}
+
+  /** @internal called once by JsonRpcServer after the methods are explored. */
+  init(registry: RpcMethodRegistry): void {
+    const invokers = new Map<string, RpcMethodInvoker>();
+    let guarded = 0;
+    for (const definition of registry.all()) {
+      const steps = this.steps.stepsFor(definition);
+      if (steps) guarded++;
+      invokers.set(definition.name, new RpcMethodInvoker(definition, this.contextCreator, this.moduleRef, steps));
+    }
+    this.invokers = invokers;
+    this.registryRef = registry;
+    if (guarded) this.logger.log(`${guarded} method(s) with roles, rate limits or caching; ${this.steps.describeStores()}`);
+  }
+
+  /** The methods served (available once the app is initialised). */
+  get registry(): RpcMethodRegistry {
+    if (!this.registryRef) throw new Error('JsonRpcModule: the application is not initialised yet');
+    return this.registryRef;
+  }
+
+  /** Envelope -> method -> context. Never throws. */
+  resolve(raw: unknown, exchange: RpcHttpExchange, transport: RpcTransport): RpcResolvedCall | RpcRejectedCall {
+    const envelope = parseRequestEnvelope(raw);
+    if (isInvalidEnvelope(envelope)) return { id: envelope.id, error: envelope.invalid, isNotification: false };
+    const id = envelope.id ?? null;
+    const invoker = this.invokers.get(envelope.method);
+    if (!invoker) return { id, error: METHOD_NOT_FOUND, isNotification: envelope.isNotification };
+    const definition = invoker.definition;
+    const ctx = new RpcContext(envelope.method, envelope.id, envelope.params, envelope.isNotification, transport, exchange, definition.paramPlan);
+    return { ctx, definition, id, invoker };
+  }
+
+  /**
+   * A call without an envelope (an MCP `tools/call`, an LLM tool call, a durable run): the method
+   * by name, its params, the HTTP request it belongs to. Undefined for an unknown method.
+   */
+  callOf(
+    method: string,
+    params: RpcParamsValue | undefined,
+    exchange: RpcHttpExchange,
+    transport: RpcTransport,
+    { id, signal }: { id?: RpcId; signal?: AbortSignal } = {},
+  ): RpcResolvedCall | undefined {
+    const invoker = this.invokers.get(method);
+    if (!invoker) return undefined;
+    const definition = invoker.definition;
+    const ctx = new RpcContext(method, id, params, id === undefined, transport, exchange, definition.paramPlan, signal);
+    return { ctx, definition, id: id ?? null, invoker };
+  }
+
+  /**
+   * Runs the call through every step to the handler's value: a value, a Promise of one, or a
+   * throw. A stream method's value comes back boxed (see stream-source.ts), unsettled.
+   */
+  run(call: RpcResolvedCall): unknown {
+    const { definition, ctx } = call;
+    if (definition.deprecation !== undefined) {
+      ctx.exchange.noteDeprecation(definition.deprecation);
+      this.logger.warn(`Deprecated JSON-RPC method called: ${definition.deprecation}`);
+    }
+    return call.invoker.invoke(ctx);
+  }
+
+  /** The roles rule of a method (undefined when it is public or unknown). */
+  accessRuleOf(method: string): RpcAccessRule | undefined {
+    return this.invokers.get(method)?.steps?.access;
+  }
+}
+
+export function isRejectedCall(call: RpcResolvedCall | RpcRejectedCall): call is RpcRejectedCall {
+  return call.error !== undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * What a stream handler returns, and how rows are pulled from it.
+ *
+ * Nest's `ExternalContextCreator` settles a handler's Observable to its *last* value (and the
+ * interceptor chain flattens it). A stream handler's value is therefore boxed before it leaves
+ * the handler, so guards, interceptors and pipes still run, but the Observable (or generator)
+ * reaches the stream writer (or the durable runner) untouched and streams row by row.
+ */
+import { isObservable, type Observable, type Subscription } from 'rxjs';
+import { RpcMetadataAccessor } from '../registry/rpc-metadata-accessor.js';
+
+/** A stream handler's return value, hidden from Nest's result handling. */
+export class StreamSourceBox {
+  constructor(readonly source: unknown) {}
+}
+
+/** A thenable: a handler's Promise (or any PromiseLike), settled by awaiting it. */
+export function isPromiseLike(value: unknown): value is Promise<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * Wraps a stream handler so that what it returns (or what its Promise resolves to) comes back in
+ * a `StreamSourceBox`. The wrapper carries the handler's metadata (Nest reads enhancers from the
+ * function it calls).
+ */
+export function boxingStreamHandler(handler: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  const box = (value: unknown) => new StreamSourceBox(value);
+  const boxed = function (this: unknown, ...args: unknown[]): unknown {
+    const result = handler.apply(this, args);
+    return isPromiseLike(result) ? Promise.resolve(result).then(box) : new StreamSourceBox(result);
+  };
+  RpcMetadataAccessor.copyHandlerMetadata(handler, boxed);
+  Object.defineProperty(boxed, 'name', { value: handler.name });
+  return boxed;
+}
+
+/** The handler's own value from what the invoker returned (an interceptor may have replaced the box). */
+export function unboxStreamSource(value: unknown): unknown {
+  return value instanceof StreamSourceBox ? value.source : value;
+}
+
+/**
+ * The rows of a stream, pulled one at a time. `next()` may answer synchronously (sync iterables)
+ * so a sync source costs no Promise per row.
+ */
+export interface RowIterator {
+  next(): IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
+  /** Stops the producer (runs a generator's `finally`). Safe to call more than once. */
+  return?(): unknown;
+}
+
+/** A handler value that is not a stream: a programming error, answered -32603 before the stream starts. */
+export class NotAStreamSourceError extends TypeError {
+  constructor(value: unknown) {
+    const what = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+    super(`a @RpcStream handler must return an AsyncIterable, an Iterable or an Observable, got ${what}`);
+    this.name = 'NotAStreamSourceError';
+  }
+}
+
+/**
+ * The row iterator of an AsyncIterable, an Iterable (strings excluded: a string is one value,
+ * not a stream of characters) or an rxjs Observable. Throws `NotAStreamSourceError` otherwise.
+ */
+export function rowIteratorOf(source: unknown): RowIterator {
+  if (source !== null && typeof source === 'object') {
+    const asyncFactory = (source as AsyncIterable<unknown>)[Symbol.asyncIterator];
+    if (typeof asyncFactory === 'function') return asyncFactory.call(source) as AsyncIterator<unknown>;
+    if (isObservable(source)) return new ObservableRowIterator(source);
+    const syncFactory = (source as Iterable<unknown>)[Symbol.iterator];
+    if (typeof syncFactory === 'function') return syncFactory.call(source) as Iterator<unknown>;
+  }
+  throw new NotAStreamSourceError(source);
+}
+
+/**
+ * Runs a producer's `return()` (a generator's `finally` blocks) without waiting for it: a producer
+ * that ignores its signal must not hold a stream or a shutdown hostage. Failures go to `onError`.
+ */
+export function stopRowIterator(iterator: RowIterator, onError: (error: unknown) => void): void {
+  const stop = iterator.return;
+  if (typeof stop !== 'function') return;
+  try {
+    const result = stop.call(iterator);
+    if (isPromiseLike(result)) result.then(undefined, onError);
+  } catch (error) {
+    onError(error);
+  }
+}
+
+type Waiter = { resolve: (r: IteratorResult<unknown>) => void; reject: (e: unknown) => void };
+
+/**
+ * Pulls an Observable as an iterator. An Observable cannot be paused, so values it pushes while
+ * the socket is full wait in `queue`: use an AsyncIterable when the producer can outrun the
+ * client. Subscribes on the first `next()`; `return()` unsubscribes.
+ */
+class ObservableRowIterator implements RowIterator {
+  private subscription: Subscription | undefined;
+  private readonly queue: unknown[] = [];
+  private waiter: Waiter | undefined;
+  private completed = false;
+  private failed = false;
+  private failure: unknown;
+  private stopped = false;
+
+  constructor(private readonly observable: Observable<unknown>) {}
+
+  next(): IteratorResult<unknown> | Promise<IteratorResult<unknown>> {
+    if (!this.subscription && !this.stopped) this.subscribe();
+    if (this.queue.length) return { value: this.queue.shift(), done: false };
+    if (this.failed) {
+      this.failed = false;
+      this.stopped = true;
+      return Promise.reject(this.failure);
+    }
+    if (this.completed || this.stopped) return { value: undefined, done: true };
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  return(): IteratorResult<unknown> {
+    this.stopped = true;
+    this.queue.length = 0;
+    this.subscription?.unsubscribe();
+    this.settle({ value: undefined, done: true });
+    return { value: undefined, done: true };
+  }
+
+  private subscribe(): void {
+    this.subscription = this.observable.subscribe({
+      next: (value) => {
+        if (this.stopped) return;
+        if (this.waiter) this.settle({ value, done: false });
+        else this.queue.push(value);
+      },
+      error: (error: unknown) => {
+        if (this.stopped) return;
+        if (this.waiter) {
+          const { reject } = this.waiter;
+          this.waiter = undefined;
+          this.stopped = true;
+          reject(error);
+        } else {
+          this.failed = true;
+          this.failure = error;
+        }
+      },
+      complete: () => {
+        this.completed = true;
+        this.settle({ value: undefined, done: true });
+      },
+    });
+  }
+
+  private settle(result: IteratorResult<unknown>): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = undefined;
+    waiter.resolve(result);
+  }
+}

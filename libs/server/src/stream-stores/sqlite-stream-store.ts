@@ -1,0 +1,275 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CANCELLED_EVENT_DATA,
+  INTERRUPTED_EVENT_DATA,
+  STATUS_OF_TERMINAL,
+  type DurableStreamEvent,
+  type DurableStreamStatus,
+  type DurableTerminalEventName,
+} from '@nest-jsonrpc/protocol';
+import { LocalEventHub } from './local-event-hub.js';
+import type {
+  AppendOutcome,
+  DurableStreamRecord,
+  CreateOutcome,
+  DurableEventListener,
+  LookupOutcome,
+  NewDurableStream,
+  PendingDurableEvent,
+  StreamStore,
+} from './stream-store.js';
+
+export interface SqliteStreamStoreOptions {
+  /** Database file; its directory is created when missing. Default `./data/durable-streams.sqlite`. */
+  filename?: string;
+  /**
+   * SQLite `synchronous` pragma. `NORMAL` (default) survives a crash of the process — every
+   * committed event is in the WAL — but may lose the last commits on a power cut; `FULL` does not.
+   */
+  synchronous?: 'OFF' | 'NORMAL' | 'FULL';
+}
+
+export const DEFAULT_SQLITE_FILENAME = './data/durable-streams.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS durable_streams (
+  id TEXT PRIMARY KEY,
+  method TEXT NOT NULL,
+  owner TEXT,
+  status TEXT NOT NULL,
+  events INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  completed_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS durable_streams_status ON durable_streams (status);
+CREATE INDEX IF NOT EXISTS durable_streams_owner ON durable_streams (owner, created_at);
+CREATE INDEX IF NOT EXISTS durable_streams_completed ON durable_streams (completed_at) WHERE completed_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS durable_events (
+  stream_id TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (stream_id, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS durable_tombstones (
+  id TEXT PRIMARY KEY,
+  owner TEXT,
+  completed_at INTEGER NOT NULL
+);
+`;
+
+interface StreamRow {
+  id: string;
+  method: string;
+  owner: string | null;
+  status: DurableStreamStatus;
+  events: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+function toRecord(row: StreamRow): DurableStreamRecord {
+  return {
+    id: row.id,
+    method: row.method,
+    owner: row.owner,
+    status: row.status,
+    events: row.events,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/**
+ * The default store: one SQLite file (better-sqlite3, WAL). Commits are synchronous transactions,
+ * so a batch of events is either wholly in the file or not at all, even if the process dies
+ * mid-commit; listeners are called only after the transaction has committed. One process per
+ * file: several instances serving one API need `RedisStreamStore`.
+ */
+export class SqliteStreamStore implements StreamStore {
+  readonly filename: string;
+  private readonly synchronous: 'OFF' | 'NORMAL' | 'FULL';
+  private readonly hub = new LocalEventHub();
+  private db: BetterSqlite3.Database | undefined;
+  private statements!: ReturnType<SqliteStreamStore['prepare']>;
+  private appendTx!: (id: string, events: PendingDurableEvent[], terminal: boolean, now: number) => AppendOutcome;
+  private createTx!: (stream: NewDurableStream) => CreateOutcome;
+  private sweepTx!: (expiredBefore: number, forgetBefore: number) => number;
+
+  constructor(options: SqliteStreamStoreOptions = {}) {
+    this.filename = options.filename ?? DEFAULT_SQLITE_FILENAME;
+    this.synchronous = options.synchronous ?? 'NORMAL';
+    if (!['OFF', 'NORMAL', 'FULL'].includes(this.synchronous)) {
+      throw new Error(`SqliteStreamStore: "synchronous" must be OFF, NORMAL or FULL, got ${String(options.synchronous)}`);
+    }
+  }
+
+  async open(): Promise<void> {
+    if (this.db) return;
+    // Loaded on demand: apps without durable streams (or with another store) never need the native module.
+    const { default: Database } = await import('better-sqlite3');
+    if (this.filename !== ':memory:') mkdirSync(dirname(this.filename), { recursive: true });
+    const db = new Database(this.filename);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${this.synchronous}`);
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    this.db = db;
+    this.statements = this.prepare(db);
+    this.appendTx = db.transaction(this.appendInTransaction.bind(this));
+    this.createTx = db.transaction(this.createInTransaction.bind(this));
+    this.sweepTx = db.transaction(this.sweepInTransaction.bind(this));
+  }
+
+  async close(): Promise<void> {
+    this.hub.clear();
+    const db = this.db;
+    this.db = undefined;
+    db?.close();
+  }
+
+  private prepare(db: BetterSqlite3.Database) {
+    return {
+      insertStream: db.prepare(
+        "INSERT INTO durable_streams (id, method, owner, status, events, created_at, completed_at) VALUES (?, ?, ?, 'running', 0, ?, NULL)",
+      ),
+      countRunning: db.prepare("SELECT COUNT(*) AS n FROM durable_streams WHERE status = 'running'").pluck(),
+      countRunningOf: db.prepare("SELECT COUNT(*) AS n FROM durable_streams WHERE status = 'running' AND owner IS ?").pluck(),
+      deleteStream: db.prepare('DELETE FROM durable_streams WHERE id = ?'),
+      deleteEvents: db.prepare('DELETE FROM durable_events WHERE stream_id = ?'),
+      head: db.prepare('SELECT status, events FROM durable_streams WHERE id = ?'),
+      insertEvent: db.prepare('INSERT INTO durable_events (stream_id, id, event, data) VALUES (?, ?, ?, ?)'),
+      setEvents: db.prepare('UPDATE durable_streams SET events = ? WHERE id = ?'),
+      finish: db.prepare('UPDATE durable_streams SET events = ?, status = ?, completed_at = ? WHERE id = ?'),
+      get: db.prepare('SELECT * FROM durable_streams WHERE id = ?'),
+      tombstone: db.prepare('SELECT owner FROM durable_tombstones WHERE id = ?'),
+      read: db.prepare('SELECT id, event, data FROM durable_events WHERE stream_id = ? AND id > ? ORDER BY id LIMIT ?'),
+      list: db.prepare('SELECT * FROM durable_streams WHERE owner = ? ORDER BY created_at DESC LIMIT ?'),
+      listByStatus: db.prepare('SELECT * FROM durable_streams WHERE owner = ? AND status = ? ORDER BY created_at DESC LIMIT ?'),
+      running: db.prepare("SELECT id FROM durable_streams WHERE status = 'running'").pluck(),
+      expired: db.prepare('SELECT id, owner, completed_at FROM durable_streams WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 500'),
+      insertTombstone: db.prepare('INSERT OR REPLACE INTO durable_tombstones (id, owner, completed_at) VALUES (?, ?, ?)'),
+      forgetTombstones: db.prepare('DELETE FROM durable_tombstones WHERE completed_at < ?'),
+    };
+  }
+
+  /** A late write after `close()` must fail loudly, not crash the native module. */
+  private ensureOpen(): void {
+    if (!this.db) throw new Error('SqliteStreamStore is not open');
+  }
+
+  /** The prepared statements, once the store is open. */
+  private get stmts(): typeof this.statements {
+    this.ensureOpen();
+    return this.statements;
+  }
+
+  async create(stream: NewDurableStream): Promise<CreateOutcome> {
+    this.ensureOpen();
+    return this.createTx(stream);
+  }
+
+  private createInTransaction(stream: NewDurableStream): CreateOutcome {
+    const s = this.statements;
+    const { total, perUser } = stream.limits;
+    if (total !== undefined && (s.countRunning.get() as number) >= total) return { ok: false, scope: 'total', limit: total };
+    if (perUser !== undefined && (s.countRunningOf.get(stream.owner) as number) >= perUser) {
+      return { ok: false, scope: 'perUser', limit: perUser };
+    }
+    s.insertStream.run(stream.id, stream.method, stream.owner, stream.createdAt);
+    return { ok: true };
+  }
+
+  async append(id: string, events: PendingDurableEvent[], terminal: boolean, now: number): Promise<AppendOutcome> {
+    this.ensureOpen();
+    const outcome = this.appendTx(id, events, terminal, now);
+    // After the commit, never inside it: a subscriber must not see what could still roll back.
+    if (outcome.ok && events.length) this.hub.publish(id, events);
+    return outcome;
+  }
+
+  private appendInTransaction(id: string, events: PendingDurableEvent[], terminal: boolean, now: number): AppendOutcome {
+    const s = this.statements;
+    const head = s.head.get(id) as { status: DurableStreamStatus; events: number } | undefined;
+    if (!head) return { ok: false, status: 'missing' };
+    if (head.status !== 'running') return { ok: false, status: head.status };
+    let last = head.events;
+    const insert = s.insertEvent;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      event.id = ++last;
+      insert.run(id, last, event.event, event.data);
+    }
+    if (terminal) {
+      s.finish.run(last, STATUS_OF_TERMINAL[events[events.length - 1].event as DurableTerminalEventName], now, id);
+    } else if (events.length) {
+      s.setEvents.run(last, id);
+    }
+    return { ok: true, lastId: last };
+  }
+
+  async cancel(id: string, now: number): Promise<AppendOutcome> {
+    const outcome = await this.append(id, [{ id: 0, event: 'cancelled', data: CANCELLED_EVENT_DATA }], true, now);
+    if (outcome.ok) this.hub.publishCancel(id);
+    return outcome;
+  }
+
+  async lookup(id: string): Promise<LookupOutcome> {
+    const row = this.stmts.get.get(id) as StreamRow | undefined;
+    if (row) return { found: 'stream', record: toRecord(row) };
+    const tombstone = this.statements.tombstone.get(id) as { owner: string | null } | undefined;
+    return tombstone ? { found: 'expired', owner: tombstone.owner } : { found: 'none' };
+  }
+
+  async read(id: string, after: number, limit: number): Promise<DurableStreamEvent[]> {
+    return this.stmts.read.all(id, after, limit) as DurableStreamEvent[];
+  }
+
+  async list(owner: string, status: DurableStreamStatus | undefined, limit: number): Promise<DurableStreamRecord[]> {
+    const s = this.stmts;
+    const rows = (status === undefined ? s.list.all(owner, limit) : s.listByStatus.all(owner, status, limit)) as StreamRow[];
+    return rows.map(toRecord);
+  }
+
+  async subscribe(id: string, listener: DurableEventListener): Promise<() => void> {
+    return this.hub.subscribe(id, listener);
+  }
+
+  onCancel(listener: (id: string) => void): () => void {
+    return this.hub.onCancel(listener);
+  }
+
+  async recoverInterrupted(localRunning: ReadonlySet<string>, now: number): Promise<string[]> {
+    const recovered: string[] = [];
+    for (const id of this.stmts.running.all() as string[]) {
+      if (localRunning.has(id)) continue;
+      const outcome = await this.append(id, [{ id: 0, event: 'error', data: INTERRUPTED_EVENT_DATA }], true, now);
+      if (outcome.ok) recovered.push(id);
+    }
+    return recovered;
+  }
+
+  async sweep(expiredBefore: number, forgetBefore: number): Promise<number> {
+    this.ensureOpen();
+    return this.sweepTx(expiredBefore, forgetBefore);
+  }
+
+  private sweepInTransaction(expiredBefore: number, forgetBefore: number): number {
+    const s = this.statements;
+    let deleted = 0;
+    for (;;) {
+      const rows = s.expired.all(expiredBefore) as Array<{ id: string; owner: string | null; completed_at: number }>;
+      for (const row of rows) {
+        s.deleteEvents.run(row.id);
+        s.deleteStream.run(row.id);
+        s.insertTombstone.run(row.id, row.owner, row.completed_at);
+      }
+      deleted += rows.length;
+      if (rows.length < 500) break;
+    }
+    s.forgetTombstones.run(forgetBefore);
+    return deleted;
+  }
+}

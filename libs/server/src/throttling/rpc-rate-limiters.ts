@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
+import { findAppProvider } from '../options/app-providers.js';
+import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { RedisConnections } from '../redis/redis-connections.js';
+import { RPC_RATE_LIMIT_BYPASS, type RpcRateLimitBypass } from './rate-limit-bypass.js';
+import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler.storage.js';
+import { RpcMethodRateLimiter } from './rpc-method-rate-limiter.js';
+import { RpcRedisThrottlerStorage } from './rpc-redis-throttler.storage.js';
+import { RpcThrottlerGuard } from './rpc-throttler.guard.js';
+
+/**
+ * Where `@RpcRateLimit` counters live, decided once, and each method's limiter built on it:
+ * - the `redis` option: in Redis, shared by every instance;
+ * - else the app's `ThrottlerModule` storage when it has one;
+ * - else an O(1) in-process fixed window (see RpcMemoryThrottlerStorage).
+ */
+@Injectable()
+export class RpcRateLimiters {
+  private storageRef: ThrottlerStorage | undefined;
+  private guardRef: RpcThrottlerGuard | undefined;
+  private bypassRef: RpcRateLimitBypass | null | undefined;
+
+  constructor(
+    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    private readonly moduleRef: ModuleRef,
+    private readonly redis: RedisConnections,
+  ) {}
+
+  /** The limiter of one `@RpcRateLimit` method. */
+  limiterFor(method: string, limit: Readonly<RpcRateLimitOptions>, classRef: object, handler: (...args: unknown[]) => unknown): RpcMethodRateLimiter {
+    return new RpcMethodRateLimiter(method, limit, this.guard, this.storage, this.bypass, this.options.security.userIdResolver, classRef, handler);
+  }
+
+  get storage(): ThrottlerStorage {
+    if (this.storageRef) return this.storageRef;
+    const redis = this.redis.commands;
+    if (redis) return (this.storageRef = new RpcRedisThrottlerStorage(redis, this.redis.keyPrefix!));
+    return (this.storageRef = findAppProvider<ThrottlerStorage>(this.moduleRef, ThrottlerStorage) ?? new RpcMemoryThrottlerStorage());
+  }
+
+  /** The throttler guard instance that runs `@RpcRateLimit` on the chosen storage. */
+  get guard(): RpcThrottlerGuard {
+    return (this.guardRef ??= RpcThrottlerGuard.forRpcLimits(this.storage));
+  }
+
+  /** The app's `RPC_RATE_LIMIT_BYPASS` provider, if any. */
+  get bypass(): RpcRateLimitBypass | undefined {
+    if (this.bypassRef === undefined) {
+      const found = findAppProvider<RpcRateLimitBypass>(this.moduleRef, RPC_RATE_LIMIT_BYPASS);
+      if (found && typeof found.bypassRateLimit !== 'function') {
+        throw new Error('JsonRpcModule: the RPC_RATE_LIMIT_BYPASS provider has no bypassRateLimit(ctx) method');
+      }
+      this.bypassRef = found ?? null;
+    }
+    return this.bypassRef ?? undefined;
+  }
+
+  /** Where counters live, for the startup log. */
+  describe(): string {
+    const storage = this.storageRef;
+    return storage instanceof RpcRedisThrottlerStorage ? 'redis' : storage instanceof RpcMemoryThrottlerStorage || !storage ? 'memory' : 'ThrottlerModule storage';
+  }
+}
