@@ -102,6 +102,9 @@ export class DurableSubscription {
     this.state = 'replaying';
     try {
       for (;;) {
+        // What was known committed when this read began: a live batch heard while the read is in
+        // flight may have been committed after the store answered it, so it is read again.
+        const knownBefore = this.latestKnown;
         const events = await this.store.read(this.streamId, this.lastDelivered, REPLAY_PAGE_SIZE);
         if (this.state !== 'replaying') return;
         if (events.length) {
@@ -113,8 +116,10 @@ export class DurableSubscription {
           this.state = 'live';
           return;
         }
-        // Events were committed that the store no longer holds: the stream was deleted under us.
-        if (events.length === 0) throw new Error(`durable stream ${this.streamId} lost events ${this.lastDelivered + 1}..${this.latestKnown}`);
+        // Events committed before this read began that it did not return: the stream was deleted under us.
+        if (events.length === 0 && knownBefore > this.lastDelivered) {
+          throw new Error(`durable stream ${this.streamId} lost events ${this.lastDelivered + 1}..${knownBefore}`);
+        }
       }
     } catch (error) {
       this.fail(error);
