@@ -28,7 +28,7 @@ export default {
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   setupFiles: ['reflect-metadata', '<rootDir>/test/support/nest-esm-for-cjs.setup.ts'],
   testTimeout: 30000,

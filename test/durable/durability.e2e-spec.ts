@@ -22,7 +22,8 @@ import {
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { compileChildApp } from './support/compile-child.js';
 import { durableModule, feeds, headerAuth, tempDir } from './support/durable-fixtures.js';
-import { eventually, openSse, sleep } from './support/sse-client.js';
+import { eventually, sleep } from '../support/async.js';
+import { openSse } from './support/sse-client.js';
 
 const rpcStart = async (t: TestApp, method: string, params?: unknown) => {
   const res = await t.rpc({ jsonrpc: '2.0', method, params, id: 1 });

@@ -5,7 +5,8 @@
 import { DurableStreamService, SqliteStreamStore } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { durableModule, feeds, headerAuth, tempDir, UUID_V4, type ManualFeed } from './support/durable-fixtures.js';
-import { eventually, openSse, sleep } from './support/sse-client.js';
+import { eventually, sleep } from '../support/async.js';
+import { openSse } from './support/sse-client.js';
 
 describe('durable streams (SQLite store)', () => {
   const tmp = tempDir();

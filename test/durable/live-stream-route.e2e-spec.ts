@@ -8,7 +8,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { JsonRpcModule, MemoryStreamStore, RpcException, RpcMethod, RpcStream, StreamFormat, progress, type DurableRpcContext, type RpcContext } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { ManualFeed, UUID_V4 } from './support/durable-fixtures.js';
-import { eventually, openSse } from './support/sse-client.js';
+import { eventually } from '../support/async.js';
+import { openSse } from './support/sse-client.js';
 
 const feeds = new Map<string, ManualFeed>();
 

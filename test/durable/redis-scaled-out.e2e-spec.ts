@@ -10,7 +10,8 @@ import { DurableStreamService, RedisStreamStore } from '@nest-jsonrpc/server';
 import { describeWithRedis, REDIS_URL } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { durableModule, feeds, headerAuth } from './support/durable-fixtures.js';
-import { eventually, openSse, sleep } from './support/sse-client.js';
+import { eventually, sleep } from '../support/async.js';
+import { openSse } from './support/sse-client.js';
 
 const describeRedis = await describeWithRedis('the scaled-out durable stream tests');
 

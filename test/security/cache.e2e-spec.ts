@@ -1,9 +1,10 @@
 /**
  * @RpcCache: per method, scope and stable params hash; hits pass roles and limits; errors and
- * notifications never stored; RpcCacheInvalidator by params, method, tag and all; the app's
- * CACHE_MANAGER when registered.
+ * notifications never stored; RpcCacheInvalidator by params, method, tag and all. The same cases
+ * run on every store: the in-process map, the app's CACHE_MANAGER, and Redis.
  */
-import { Injectable, Module } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { CACHE_MANAGER, CacheModule } from '@nestjs/cache-manager';
 import type { Cache } from 'cache-manager';
 import {
@@ -16,6 +17,7 @@ import {
   RpcRateLimit,
   type RpcContext,
 } from '@nest-jsonrpc/server';
+import { describeWithRedis, REDIS_URL } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { as, call, headerIdentity, notification } from './security-apps.js';
 
@@ -65,16 +67,27 @@ class Catalog {
   bigint() { this.count('bigint'); return { n: BigInt(1) }; }
 }
 
-@Module({ imports: [JsonRpcModule.forRoot()], providers: [Catalog] })
-class CacheAppModule {}
+/** The stores every case below runs on: how the app is configured, and what the startup log says. */
+const STORES: Array<{ name: string; describe: jest.Describe; imports: () => Array<DynamicModule>; logged: string }> = [
+  { name: 'the in-process store', describe, imports: () => [JsonRpcModule.forRoot()], logged: 'cache in memory' },
+  { name: "the app's CACHE_MANAGER", describe, imports: () => [CacheModule.register({ isGlobal: true }), JsonRpcModule.forRoot()], logged: 'cache in CACHE_MANAGER' },
+  {
+    name: 'Redis (the redis option)',
+    describe: await describeWithRedis('@RpcCache on Redis'),
+    imports: () => [JsonRpcModule.forRoot({ redis: { url: REDIS_URL, keyPrefix: `test-cache-${randomUUID()}:` } })],
+    logged: 'cache in redis',
+  },
+];
 
 const result = (value: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', result: value, id });
 
-describe('@RpcCache (in-process store)', () => {
+for (const store of STORES) store.describe(`@RpcCache on ${store.name}`, () => {
   let t: TestApp;
   let catalog: Catalog;
   let invalidator: RpcCacheInvalidator;
   beforeAll(async () => {
+    @Module({ imports: store.imports(), providers: [Catalog] })
+    class CacheAppModule {}
     t = await startTestApp(CacheAppModule, headerIdentity);
     catalog = t.app.get(Catalog);
     invalidator = t.app.get(RpcCacheInvalidator);
@@ -83,6 +96,10 @@ describe('@RpcCache (in-process store)', () => {
   beforeEach(async () => {
     await invalidator.purgeAll();
     catalog.runs = {};
+  });
+
+  it('stores where it says it does', () => {
+    expect(t.logger.text('log')).toContain(store.logged);
   });
 
   it('a call with the same params in another key order (at any depth) is a hit', async () => {

@@ -11,7 +11,8 @@ import vm from 'node:vm';
 import { JsonRpcModule, RpcMethod, RpcStream, StreamFormat, type RpcContext } from '@nest-jsonrpc/server';
 import { finalize, interval, map, tap } from 'rxjs';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { call, eventually, openStream, sleep } from './stream-client.js';
+import { eventually, sleep } from '../support/async.js';
+import { call, openStream } from './stream-client.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -21,6 +22,12 @@ interface Run {
   abortedAt?: number;
   finallyAt?: number;
   started?: boolean;
+  /** The handler was entered (`slow.start`). */
+  entered?: boolean;
+  /** Lets a waiting handler return its iterable (`slow.start`). */
+  release?: () => void;
+  /** The stream writer called the iterator's return() (`slow.start`). */
+  returned?: boolean;
 }
 const runs = new Map<string, Run>();
 const runOf = (key: string): Run => {
@@ -81,19 +88,28 @@ class Producers {
   }
 
   /** Takes a while before returning its generator (think: auth lookup), which then records that it ran. */
+  /** Returns its iterable only when the test releases it; records every pull and the return(). */
   @RpcMethod('slow.start')
   @RpcStream()
-  async slowStart(p: { key: string }) {
+  async slowStart(p: { key: string }, ctx: RpcContext) {
     const run = runOf(p.key);
-    await sleep(150);
-    return (async function* () {
-      run.started = true;
-      try {
-        yield 1;
-      } finally {
-        run.finallyAt = performance.now();
-      }
-    })();
+    ctx.signal.addEventListener('abort', () => (run.abortedAt = performance.now()), { once: true });
+    await new Promise<void>((resolve) => {
+      run.release = resolve;
+      run.entered = true;
+    });
+    const iterator: AsyncIterator<number> & AsyncIterable<number> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        run.started = true;
+        return { value: 1, done: false };
+      },
+      return: async () => {
+        run.returned = true;
+        return { value: undefined, done: true };
+      },
+    };
+    return iterator;
   }
 
   /** An endless Observable: leaving must unsubscribe it. */
@@ -206,11 +222,14 @@ describe('cancellation, backpressure and shutdown', () => {
   it('a client leaving before the handler returned its iterable: the generator never runs, nothing is written', async () => {
     const s = openStream(t.url, { body: call('slow.start', { key: 'early' }) });
     s.catch(() => undefined);
-    await sleep(40);
-    // No headers yet (the handler is still working): the connection drops.
+    const run = await eventually(() => (runOf('early').entered ? runOf('early') : undefined), 2000, 'the handler to be entered');
+    // No headers yet (the handler is still working): the connection drops; once the server has seen
+    // it go (ctx.signal aborted), the handler returns its iterable.
     (t.app.getHttpServer() as import('node:http').Server).closeAllConnections();
-    await sleep(250);
-    const run = runOf('early');
+    await eventually(() => run.abortedAt !== undefined, 2000, 'the server to see the client leave');
+    run.release!();
+    // The writer saw the closed socket and stopped the iterator without ever pulling it.
+    await eventually(() => run.returned, 2000, 'the iterator to be stopped');
     expect(run.started).toBeUndefined();
   });
 

@@ -100,16 +100,5 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   return { promise, resolve };
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Calls `check` until it returns true (or throws after `timeoutMs`). */
-export async function eventually(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 export const call = (method: string, params?: unknown, id: unknown = 1) =>
   params === undefined ? { jsonrpc: '2.0', method, id } : { jsonrpc: '2.0', method, params, id };

@@ -14,7 +14,7 @@ import {
   type RpcContext,
 } from '@nest-jsonrpc/server';
 import { interval, map, take } from 'rxjs';
-import { sleep } from './sse-client.js';
+import { sleep } from '../../support/async.js';
 
 /**
  * A producer the test drives by hand: `push` releases one row, `end` finishes, `fail` throws.
