@@ -57,6 +57,7 @@ export {
   serializeStreamRow,
   SSE_KEEP_ALIVE,
   SSE_END_FRAME,
+  INTERRUPTED_EVENT_DATA,
   type RpcId,
   type RpcErrorObject,
   type RpcParamsValue,
