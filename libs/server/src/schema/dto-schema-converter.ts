@@ -9,6 +9,9 @@ import { SchemaComponents, type ClassSchemaVariant } from './schema-components.j
 import type { SchemaProblemSink } from './schema-problem.js';
 
 type Converter = (meta: ValidationMetadata) => JsonSchemaObject | undefined;
+/** What the metadata libraries call a class (`Function`). */
+type MetadataTarget = Parameters<typeof targetConstructorToSchema>[0];
+const asTarget = (value: unknown): MetadataTarget => value as MetadataTarget;
 
 /** Design types that say nothing about a value: no schema beyond "anything". */
 const OPAQUE_TYPES = new Set<unknown>([undefined, Object, Function, Promise, Symbol, BigInt, Array, Map, Set]);
@@ -48,7 +51,7 @@ export class DtoSchemaConverter {
   private convert(cls: ClassRef, variant: ClassSchemaVariant): JsonSchemaObject {
     let converted: unknown;
     try {
-      converted = targetConstructorToSchema(cls as unknown as Function, {
+      converted = targetConstructorToSchema(asTarget(cls), {
         additionalConverters: this.converters(cls, variant),
         classTransformerMetadataStorage: defaultMetadataStorage,
       });
@@ -58,7 +61,7 @@ export class DtoSchemaConverter {
     }
     const source = isJsonSchemaObject(converted) ? converted : {};
     const properties = isJsonSchemaObject(source.properties) ? source.properties : {};
-    const metas = getMetadataStorage().getTargetValidationMetadatas(cls as unknown as Function, '', true, false);
+    const metas = getMetadataStorage().getTargetValidationMetadatas(asTarget(cls), '', true, false);
     for (const meta of metas) {
       if (meta.type !== ValidationTypes.CONDITIONAL_VALIDATION) continue;
       const property = properties[meta.propertyName];
@@ -69,6 +72,16 @@ export class DtoSchemaConverter {
       }
     }
     const schema: JsonSchemaObject = { ...source, type: 'object', properties };
+    // class-validator lets `undefined` through unless a constraint runs on it: `@ValidateNested`
+    // alone skips a missing value, so such a property is not required (the library says it is).
+    const checksMissing = new Set(
+      metas.filter((m) => m.type === ValidationTypes.CUSTOM_VALIDATION || m.type === ValidationTypes.IS_DEFINED).map((m) => m.propertyName),
+    );
+    if (Array.isArray(source.required)) {
+      const required = (source.required as string[]).filter((p) => checksMissing.has(p));
+      if (required.length) schema.required = required;
+      else delete schema.required;
+    }
     if (variant === 'closed') {
       schema.additionalProperties = false;
       if (metas.length === 0) this.problem(cls.name, 'has no class-validator decorators: with rejectUnknown every key is refused');
@@ -84,8 +97,8 @@ export class DtoSchemaConverter {
     const dateTime = { type: 'string', format: 'date-time' };
     const converters: Record<string, Converter | JsonSchemaObject> = {
       [ValidationTypes.NESTED_VALIDATION]: (meta) => {
-        const typeMeta = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName);
-        const type = typeMeta ? typeMeta.typeFunction() : Reflect.getMetadata('design:type', (meta.target as Function).prototype, meta.propertyName);
+        const typeMeta = defaultMetadataStorage.findTypeMetadata(asTarget(meta.target), meta.propertyName);
+        const type = typeMeta ? typeMeta.typeFunction() : Reflect.getMetadata('design:type', asTarget(meta.target).prototype, meta.propertyName);
         return this.classSchema(type, variant) ?? { type: 'object' };
       },
       [ValidationTypes.CUSTOM_VALIDATION]: (meta) => {
@@ -93,7 +106,7 @@ export class DtoSchemaConverter {
         // library has no converter for: keep what the declared type says, report the rest.
         const name = meta.type === ValidationTypes.CUSTOM_VALIDATION ? (meta.constraintCls?.name ?? meta.name ?? 'custom') : meta.type;
         this.problem(`${cls.name}.${meta.propertyName}`, `constraint "${name}" has no JSON Schema equivalent: only its declared type is described`);
-        const type = Reflect.getMetadata('design:type', (meta.target as Function).prototype, meta.propertyName);
+        const type = Reflect.getMetadata('design:type', asTarget(meta.target).prototype, meta.propertyName);
         return primitiveSchema(type) ?? {};
       },
       [cv.IS_INT]: (meta) => numeric(meta, {}),
@@ -111,7 +124,7 @@ export class DtoSchemaConverter {
       [cv.IS_ISO8601]: dateTime,
       [cv.IS_DATE_STRING]: dateTime,
       [cv.IS_DATE]: (meta) => {
-        const typeMeta = defaultMetadataStorage.findTypeMetadata(meta.target as Function, meta.propertyName);
+        const typeMeta = defaultMetadataStorage.findTypeMetadata(asTarget(meta.target), meta.propertyName);
         if (typeMeta?.typeFunction() !== Date) {
           this.problem(`${cls.name}.${meta.propertyName}`, '@IsDate needs @Type(() => Date) to accept JSON (a string): without it no value passes');
         }
@@ -142,7 +155,7 @@ export class DtoSchemaConverter {
     let integers = this.integerProperties.get(target);
     if (!integers) {
       integers = new Set();
-      for (const m of getMetadataStorage().getTargetValidationMetadatas(target as unknown as Function, '', true, false)) {
+      for (const m of getMetadataStorage().getTargetValidationMetadatas(asTarget(target), '', true, false)) {
         if (m.name === cv.IS_INT) integers.add(`${m.propertyName}|${m.each === true}`);
       }
       this.integerProperties.set(target, integers);
