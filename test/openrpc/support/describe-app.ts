@@ -62,6 +62,8 @@ export class ReportRow {
 
 /** What notifications delivered, for tests to wait on. */
 export const receivedNotifications: string[] = [];
+/** Prompts of chat streams whose client left (their signal aborted), for tests to wait on. */
+export const abortedChats: string[] = [];
 
 /** A string with markup: rendered by the explorer, it must show as text. */
 export const HOSTILE_TEXT = '<img src=x onerror="window.__xss=1"><b>bold?</b>';
@@ -104,9 +106,13 @@ export class DescribeRpc {
   @RpcStream({ format: StreamFormat.Ndjson })
   async *chat(p: ChatDto, ctx: RpcContext) {
     const words = p.prompt.split(/\s+/).filter(Boolean);
-    for (const [index, word] of words.entries()) {
-      await sleep(p.delayMs ?? 100, undefined, { signal: ctx.signal });
-      yield { index, delta: word };
+    try {
+      for (const [index, word] of words.entries()) {
+        await sleep(p.delayMs ?? 100, undefined, { signal: ctx.signal });
+        yield { index, delta: word };
+      }
+    } finally {
+      if (ctx.signal.aborted) abortedChats.push(p.prompt);
     }
   }
 
