@@ -134,6 +134,24 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     expect(await text('[data-field="name"] .field-error')).toBe('');
   });
 
+  it('edits params as JSON, validated against the schema with paths', async () => {
+    await open('math.add');
+    await page.fill('#param-a', '7');
+    await page.click('#params-mode');
+    expect(JSON.parse(await page.inputValue('#params-json'))).toEqual({ a: 7 });
+    await page.fill('#params-json', '{"a": "x", "c": 1}');
+    await page.click('#call');
+    const errors = await page.$$eval('#params-errors li', (items) => items.map((li) => li.textContent));
+    expect(errors.sort()).toEqual(['a: must be number', 'b: is required', 'c: is not a known parameter']);
+    await page.fill('#params-json', '{"a": 1');
+    await page.click('#call');
+    expect(await text('#params-errors')).toMatch(/^Params are not JSON: /);
+    await page.fill('#params-json', '{"a": 1, "b": 41}');
+    await page.click('#call');
+    await page.waitForFunction(() => document.getElementById('response')?.textContent?.includes('"sum": 42'));
+    expect(await text('#params-errors')).toBe('');
+  });
+
   it('sends a notification (204, no body) and a batch of a call and a notification', async () => {
     await open('log.event');
     await page.fill('#param-message', 'from the explorer');
