@@ -13,7 +13,18 @@ type ArgSource =
   /** A custom parameter decorator (`createParamDecorator`): Nest's param pipeline fills it. */
   | { kind: 'external' }
   | { kind: 'dto'; binder: DtoBinder; positional: readonly string[] | null }
-  | { kind: 'param'; name: string; position: number; optional: boolean; defaultValue: unknown; check: ValueCheck };
+  | { kind: 'param'; name: string; position: number; optional: boolean; defaultValue: unknown; hasDefault: boolean; type: unknown; check: ValueCheck };
+
+/**
+ * How a method takes its params, for describing them (the schema builder): a DTO bound to the whole
+ * params, named `@RpcParam`s in positional order, raw params, or none (the handler declares no
+ * parameter to receive them; what a client sends anyway reaches no argument).
+ */
+export type ParamsShape =
+  | { kind: 'dto'; dtoClass: ClassConstructor<object>; positional: boolean }
+  | { kind: 'named'; params: ReadonlyArray<{ name: string; type: unknown; optional: boolean; hasDefault: boolean; defaultValue: unknown }> }
+  | { kind: 'raw' }
+  | { kind: 'none' };
 
 /** Checks one named param's value; returns the value to pass (a DTO instance for classes). */
 type ValueCheck = (value: unknown, path: string, out: ParamViolation[]) => unknown;
@@ -88,6 +99,8 @@ export class ParamPlan implements RpcArgsResolver {
             position: position++,
             optional: options.optional === true || 'default' in options,
             defaultValue: options.default,
+            hasDefault: 'default' in options,
+            type,
             check: this.valueCheck(type, rejectUnknown),
           };
         }
@@ -113,6 +126,18 @@ export class ParamPlan implements RpcArgsResolver {
       if (s.kind === 'dto') return [{ argIndex, keys: s.binder.declaredProperties() }];
       return [];
     });
+  }
+
+  /** How the method takes its params, for its schema. */
+  get shape(): ParamsShape {
+    const dto = this.sources.find((s): s is Extract<ArgSource, { kind: 'dto' }> => s.kind === 'dto');
+    if (dto) return { kind: 'dto', dtoClass: dto.binder.dtoClass, positional: dto.positional !== null };
+    const named = this.sources.filter((s): s is Extract<ArgSource, { kind: 'param' }> => s.kind === 'param').sort((a, b) => a.position - b.position);
+    if (named.length) return { kind: 'named', params: named.map(({ name, type, optional, hasDefault, defaultValue }) => ({ name, type, optional, hasDefault, defaultValue })) };
+    const raw = this.sources.findIndex((s) => s.kind === 'raw');
+    // An undecorated handler that declares fewer parameters than the raw slot takes no params.
+    if (raw === -1 || (this.input.args.length === 0 && raw >= this.input.paramTypes.length)) return { kind: 'none' };
+    return { kind: 'raw' };
   }
 
   /** Indexes Nest's param pipeline fills (custom parameter decorators). */

@@ -7,6 +7,7 @@ import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator
 import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
 import type { RolesMatch } from '../options/json-rpc-options.js';
 import type { ParamPlan } from '../params/param-plan.js';
+import type { MethodSchemas } from '../schema/index.js';
 import type { RolesSource } from '../security/effective-roles.js';
 import type { CustomParamMetadata } from './rpc-metadata-accessor.js';
 
@@ -46,4 +47,6 @@ export interface RpcMethodDefinition {
   readonly mcp: Readonly<RpcMcpOptions> | undefined;
   /** Value for `X-Rpc-Deprecated`, when deprecated. */
   readonly deprecation: string | undefined;
+  /** JSON Schemas of the params, the result and (streams) one row, built once at startup. */
+  readonly schemas: MethodSchemas;
 }

@@ -11,6 +11,7 @@ import { ParamPlan } from '../params/param-plan.js';
 import { resolveEffectiveRoles } from '../security/effective-roles.js';
 import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
 import { checkCacheOptions, checkMcpOptions, checkMethodOptions, checkRateLimitOptions, checkStreamOptions } from './method-option-checks.js';
+import { describeMethods, type RpcMethodDraft } from './method-schemas.js';
 import type { RpcMethodDefinition } from './rpc-method-definition.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
@@ -41,7 +42,7 @@ export class RpcMethodExplorer {
 
   explore(): RpcMethodRegistry {
     const problems = new OptionProblems();
-    const definitions: RpcMethodDefinition[] = [];
+    const definitions: RpcMethodDraft[] = [];
     const owners = new Map<string, string>();
     const global = this.globalEnhancers();
     const seen = new Set<unknown>();
@@ -69,7 +70,8 @@ export class RpcMethodExplorer {
     this.checkStreamMethods(definitions, problems);
     if (problems.size) throw new RpcStartupError(problems.list);
     this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.options.path}`);
-    return new RpcMethodRegistry(definitions);
+    const described = describeMethods(definitions, this.options.params.rejectUnknown, this.logger);
+    return new RpcMethodRegistry(described.definitions, described.components);
   }
 
   private define(
@@ -82,7 +84,7 @@ export class RpcMethodExplorer {
     where: string,
     global: { any: boolean; filters: boolean },
     problems: OptionProblems,
-  ): RpcMethodDefinition | undefined {
+  ): RpcMethodDraft | undefined {
     const before = problems.size;
     if (typeof name !== 'string' || name.length === 0) problems.push(`${where}: @RpcMethod needs a non-empty name`);
     else if (isReservedMethodName(name)) problems.push(`${where}: method name "${name}" is reserved (names starting with "rpc." belong to the protocol)`);
@@ -143,7 +145,7 @@ export class RpcMethodExplorer {
    * Live stream methods need the stream route (one problem naming them all), and no `@RpcCache`:
    * a stream has no single result to cache. Durable streams run through `path`.
    */
-  private checkStreamMethods(definitions: readonly RpcMethodDefinition[], problems: OptionProblems): void {
+  private checkStreamMethods(definitions: readonly RpcMethodDraft[], problems: OptionProblems): void {
     const needRoute: string[] = [];
     for (const definition of definitions) {
       const stream = definition.stream;
