@@ -12,7 +12,6 @@ import { resolveEffectiveRoles } from '../security/effective-roles.js';
 import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
 import { checkCacheOptions, checkMcpOptions, checkMethodOptions, checkRateLimitOptions, checkStreamOptions } from './method-option-checks.js';
 import { describeMethods, type RpcMethodDraft } from './method-schemas.js';
-import type { RpcMethodDefinition } from './rpc-method-definition.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
 
