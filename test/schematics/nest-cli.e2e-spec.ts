@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,16 +176,12 @@ await bootstrap();
   it('the started app answers the generated methods over HTTP', async () => {
     const port = await freePort();
     server = spawn('node', ['dist/main.js'], { cwd: app, env: { ...toolchain.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise<void>((started, failed) => {
-      let log = '';
-      const onData = (chunk: Buffer) => {
-        log += stripVTControlCharacters(String(chunk));
-        if (log.includes('Nest application successfully started')) started();
-      };
-      server!.stdout!.on('data', onData);
-      server!.stderr!.on('data', onData);
-      server!.once('exit', (code) => failed(new Error(`the app exited with ${code}:\n${log}`)));
-    });
+    let log = '';
+    const collect = (chunk: Buffer) => (log += stripVTControlCharacters(String(chunk)));
+    server.stdout!.on('data', collect);
+    server.stderr!.on('data', collect);
+    // Nest logs "successfully started" before Fastify listens: wait for the port itself.
+    await acceptsConnections(port, server, () => log);
     const post = (path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
@@ -212,6 +208,25 @@ await bootstrap();
     expect(await home.text()).toBe('Hello World!');
   }, 2 * MINUTES);
 });
+
+/** Resolves once 127.0.0.1:port accepts a connection; rejects if the process exits first or after 30 s. */
+async function acceptsConnections(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}:\n${log()}`);
+    if (Date.now() > deadline) throw new Error(`the app did not listen on ${port} within 30 s:\n${log()}`);
+    const connected = await new Promise<boolean>((done) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.once('error', () => done(false));
+    });
+    if (connected) return;
+    await new Promise((retry) => setTimeout(retry, 100));
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
