@@ -28,7 +28,7 @@ export default {
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only, required by the devkit's install-task executor, which schematic tests never run.
-    '^ora$': '<rootDir>/test/support/devkit-ora.cjs',
+    '^ora$': '<rootDir>/test/schematics/support/devkit-ora.cjs',
   },
   testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
