@@ -37,7 +37,10 @@ export class HelloRpc {
    * POST /rpc {"jsonrpc": "2.0", "method": "hello", "params": {"name": "Ada"}, "id": 1}
    * A handler without parameter decorators receives (params, ctx: RpcContext).
    */
-  @RpcMethod('hello', { description: 'Greets the caller by name' })
+  @RpcMethod('hello', {
+    summary: 'Greets the caller by name',
+    result: HelloResult,
+  })
   hello(params: HelloParams): HelloResult {
     return { message: \`Hello, \${params.name}!\` };
   }
@@ -53,7 +56,7 @@ export class HelloParams {
   name!: string;
 }
 
-/** What \`hello\` answers. */
+/** What \`hello\` answers (its schema in discovery documents comes from these decorators). */
 export class HelloResult {
   @IsString()
   message!: string;
@@ -102,7 +105,7 @@ describe('names and layout, as Nest schematics do them', () => {
     const { tree } = await run(runner, 'rpc', { ...defaults, name: 'Billing/ChargeCard', sourceRoot: 'src' }, app());
     expect(tree.exists('src/billing/charge-card/charge-card.rpc.ts')).toBe(true);
     const provider = tree.readText('src/billing/charge-card/charge-card.rpc.ts');
-    expect(provider).toContain("@RpcMethod('billing.chargeCard', { description: 'Greets the caller by name' })\n  chargeCard(params: ChargeCardParams): ChargeCardResult {");
+    expect(provider).toContain("@RpcMethod('billing.chargeCard', {\n    summary: 'Greets the caller by name',\n    result: ChargeCardResult,\n  })\n  chargeCard(params: ChargeCardParams): ChargeCardResult {");
     expect(provider).toContain("import { ChargeCardParams, ChargeCardResult } from './charge-card.dto.js';");
     expect(tree.readText('src/app.module.ts')).toContain("import { ChargeCardRpc } from './billing/charge-card/charge-card.rpc.js';");
   });
@@ -168,8 +171,8 @@ export class FeedRpc {
    * POST /rpc/stream {"jsonrpc": "2.0", "method": "feed", "params": {"count": 3}, "id": 1}
    * Each yielded value is one row, sent as soon as it is produced.
    */
-  @RpcMethod('feed', { description: 'Streams count rows' })
-  @RpcStream({ format: StreamFormat.Ndjson })
+  @RpcMethod('feed', { summary: 'Streams count rows' })
+  @RpcStream({ format: StreamFormat.Ndjson, row: FeedRow })
   async *feed(params: FeedParams, ctx: RpcContext): AsyncGenerator<FeedRow> {
     for (let index = 0; index < params.count; index++) {
       // The client went away: stop producing.
