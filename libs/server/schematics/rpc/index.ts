@@ -42,7 +42,7 @@ interface RpcTarget {
 }
 
 /**
- * `nest g rpc <name>`: a provider with one @RpcMethod (or, with --stream, an @RpcStream async
+ * `nest g rpc <name>`: a provider with one @RpcMethod (or, with --type stream, an @RpcStream async
  * generator), its params DTO and result (or row) class, registration in the nearest module, and a
  * spec for the app's own test runner that boots the provider behind JsonRpcModule on a real port
  * and calls it over HTTP.
