@@ -27,6 +27,8 @@ export default {
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // ESM-only, required by the devkit's install-task executor, which schematic tests never run.
+    '^ora$': '<rootDir>/test/schematics/support/devkit-ora.cjs',
   },
   testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

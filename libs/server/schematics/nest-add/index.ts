@@ -1,0 +1,178 @@
+import { type Rule, SchematicsException, type Tree } from '@angular-devkit/schematics';
+import { NodePackageInstallTask } from '@angular-devkit/schematics/tasks';
+import { applyEdits, modify } from 'jsonc-parser';
+import { checkCompilerSettings, TSCONFIG } from '../project/compiler-settings';
+import { addDependencies, OWN_PACKAGE, ownPackageJson, planDependencies } from '../project/dependencies';
+import { findJsonRpcModuleSetup } from '../project/json-rpc-module-setup';
+import { jsonFormattingOf, type NestProject, readNestProject } from '../project/nest-project';
+import { PendingWrites } from '../project/pending-writes';
+import { resolveRelativeImport, typeScriptFilesUnder } from '../project/source-files';
+import { ChangeReport } from '../report/change-report';
+import { ManualStepsRequired } from '../report/manual-steps-required';
+import { switchBootstrapToFastify } from '../typescript/bootstrap-file';
+import { enabledOption, ensureModuleOptions, type ModuleOption, pathOption } from '../typescript/json-rpc-module-options';
+import { addToModule, refersTo } from '../typescript/nest-module';
+import { switchTestingAppsToFastify } from '../typescript/testing-app-adapter';
+import type { NestAddOptions } from './schema';
+
+/** Nest's default collection: an app still on it gets this package's collection, which extends it. */
+const NEST_COLLECTION = '@nestjs/schematics';
+
+/**
+ * `nest add @nest-jsonrpc/server`: after the Nest CLI installed the package, make the app serve
+ * JSON-RPC. Every change is planned first and written only when all of them could be planned; a run
+ * on an app that is set up already changes nothing.
+ */
+export function nestAdd(options: NestAddOptions): Rule {
+  return (tree, context) => {
+    if (options.path !== undefined && !options.path.startsWith('/')) {
+      throw new SchematicsException(`--path must be an absolute route such as /rpc (got "${options.path}").`);
+    }
+    const project = readNestProject(tree, options.sourceRoot);
+    const writes = new PendingWrites(tree);
+    const report = new ChangeReport();
+
+    addPeerDependencies(project, options, writes, report);
+    const rootModule = switchBootstrap(tree, project, writes, report);
+    configureJsonRpcModule(tree, project, rootModule, moduleOptionsOf(options), writes, report);
+    enableDecorators(tree, project, writes, report);
+    useThisCollection(project, writes, report);
+    switchTestingApps(tree, project, writes, report);
+
+    writes.commit();
+    if (writes.has('package.json')) context.addTask(new NodePackageInstallTask());
+    report.print(
+      context.logger,
+      `${OWN_PACKAGE} is set up:`,
+      `${OWN_PACKAGE} is set up already: nothing to change.`,
+      ['nest g rpc hello              # a method, its DTOs and a spec that calls it over HTTP', 'nest g rpc feed --type stream # a streaming method'],
+    );
+  };
+}
+
+function moduleOptionsOf(options: NestAddOptions): ModuleOption[] {
+  return [
+    ...(options.path ? [pathOption(options.path)] : []),
+    ...(options.stream ? [enabledOption('stream')] : []),
+    ...(options.durable ? [enabledOption('durable')] : []),
+  ];
+}
+
+function addPeerDependencies(project: NestProject, options: NestAddOptions, writes: PendingWrites, report: ChangeReport): void {
+  const plan = planDependencies(project.packageJson, ownPackageJson(), { durable: options.durable });
+  const added = Object.entries(plan.add).sort(([a], [b]) => a.localeCompare(b));
+  if (added.length > 0) {
+    writes.write('package.json', addDependencies(writes.read('package.json')!, plan.add));
+    report.changed('package.json', `added ${added.map(([name, range]) => `${name}@${range}`).join(', ')}`);
+  }
+  for (const dependency of plan.differing) report.note(`package.json has ${dependency}; align it if installing complains.`);
+}
+
+/** Switches main.ts to Fastify; returns the root module's file and class. */
+function switchBootstrap(tree: Tree, project: NestProject, writes: PendingWrites, report: ChangeReport): { path: string; className: string } {
+  const entry = project.entryFile;
+  const text = writes.read(entry);
+  if (text === undefined) {
+    throw new ManualStepsRequired(`There is no ${entry} (the bootstrap file nest-cli.json's sourceRoot and entryFile point at).`, [
+      'Pass --source-root, or set sourceRoot / entryFile in nest-cli.json, and run the command again.',
+    ]);
+  }
+  const bootstrap = switchBootstrapToFastify(entry, text);
+  if (bootstrap.switched) {
+    writes.write(entry, bootstrap.text);
+    report.changed(entry, 'creates the app on FastifyAdapter (NestFastifyApplication) instead of Express');
+  }
+  for (const note of bootstrap.notes) report.note(`${entry}: ${note}`);
+
+  const { className, from } = bootstrap.rootModule;
+  if (from === undefined) return { path: entry, className };
+  const path = resolveRelativeImport(tree, entry, from);
+  if (!path) {
+    throw new ManualStepsRequired(`${entry} imports its root module ${className} from '${from}', which this schematic cannot map to a file.`, [
+      `Add JsonRpcModule.forRoot() (from ${OWN_PACKAGE}) to the imports of ${className}.`,
+    ]);
+  }
+  return { path, className };
+}
+
+function configureJsonRpcModule(
+  tree: Tree,
+  project: NestProject,
+  rootModule: { path: string; className: string },
+  options: readonly ModuleOption[],
+  writes: PendingWrites,
+  report: ChangeReport,
+): void {
+  const existing = findJsonRpcModuleSetup(tree, writes, project.sourceRoot);
+  const path = existing?.path ?? rootModule.path;
+  const original = writes.read(path)!;
+  const withModule = existing
+    ? original
+    : addToModule(
+        path,
+        original,
+        rootModule.className,
+        { property: 'imports', element: 'JsonRpcModule.forRoot()', isPresent: refersTo('JsonRpcModule'), importName: 'JsonRpcModule', importFrom: OWN_PACKAGE },
+        `Add JsonRpcModule.forRoot() (from ${OWN_PACKAGE}) to the imports of ${rootModule.className}.`,
+      );
+  const edit = ensureModuleOptions(path, withModule, options);
+  if ('blockedAt' in edit) {
+    throw new ManualStepsRequired(`JsonRpcModule is configured at ${edit.blockedAt}, which this schematic cannot edit.`, [
+      `Give JsonRpcModule these options: ${options.map((o) => o.display).join(', ')}.`,
+    ]);
+  }
+  if (edit.text === original) return;
+  writes.write(path, edit.text);
+  const call = /JsonRpcModule\.forRoot\(/.exec(edit.text)!;
+  report.changed(path, existing ? `JsonRpcModule options now include ${options.map((o) => o.display).join(', ')}` : `imports ${callText(edit.text, call.index)}`);
+}
+
+/** The source text of the call starting at `start` (up to its balanced closing parenthesis). */
+function callText(text: string, start: number): string {
+  let depth = 0;
+  for (let i = text.indexOf('(', start); i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return text.slice(start, i + 1).replace(/\s+/g, ' ');
+  }
+  return text.slice(start);
+}
+
+function enableDecorators(tree: Tree, project: NestProject, writes: PendingWrites, report: ChangeReport): void {
+  const check = checkCompilerSettings(tree, project);
+  if (check.tsconfig !== undefined) {
+    writes.write(TSCONFIG, check.tsconfig);
+    report.changed(TSCONFIG, `turned on ${check.enabled.join(' and ')} (DTO validation reads the decorator metadata)`);
+  }
+  for (const warning of check.warnings) report.note(warning);
+}
+
+function useThisCollection(project: NestProject, writes: PendingWrites, report: ChangeReport): void {
+  const nestCli = project.nestCli;
+  if (!nestCli) {
+    report.note(`There is no nest-cli.json: generate methods with \`nest g rpc <name> -c ${OWN_PACKAGE}\`.`);
+    return;
+  }
+  if (nestCli.collection === OWN_PACKAGE) return;
+  if (nestCli.collection !== undefined && nestCli.collection !== NEST_COLLECTION) {
+    report.note(`nest-cli.json uses the collection ${nestCli.collection}: generate methods with \`nest g rpc <name> -c ${OWN_PACKAGE}\`.`);
+    return;
+  }
+  const text = writes.read(nestCli.path)!;
+  writes.write(nestCli.path, applyEdits(text, modify(text, ['collection'], OWN_PACKAGE, { formattingOptions: jsonFormattingOf(text) })));
+  report.changed(nestCli.path, `collection is ${OWN_PACKAGE} (it extends ${NEST_COLLECTION}, so every \`nest g\` schematic still works, and \`nest g rpc\` needs no -c)`);
+}
+
+function switchTestingApps(tree: Tree, project: NestProject, writes: PendingWrites, report: ChangeReport): void {
+  const specs = [...new Set([...typeScriptFilesUnder(tree, project.sourceRoot), ...typeScriptFilesUnder(tree, 'test')])].filter((p) => /spec\.ts$/.test(p));
+  for (const path of specs) {
+    const text = writes.read(path)!;
+    if (!text.includes('createNestApplication(')) continue;
+    const result = switchTestingAppsToFastify(path, text);
+    if (result.switched === 0) continue;
+    writes.write(path, result.text);
+    report.changed(path, 'createNestApplication() now gets a FastifyAdapter, and the test waits for Fastify to be ready after init()');
+    for (const line of result.withoutReady) {
+      report.note(`${path} line ${line}: after \`await app.init()\` add \`await app.getHttpAdapter().getInstance().ready()\` (supertest needs Fastify ready).`);
+    }
+  }
+}

@@ -1,0 +1,395 @@
+/**
+ * `nest add @nest-jsonrpc/server` (the `nest-add` schematic), on the app `nest new` writes today and
+ * on the variations users have: what every file becomes, that a second run changes nothing, and that
+ * an app the schematic cannot edit safely gets a clear message and keeps every file as it was.
+ */
+import type { SchematicTestRunner } from '@angular-devkit/schematics/testing';
+import { NEST_NEW_APP } from './fixtures/nest-new-app.js';
+import { JEST_COMMONJS_APP } from './fixtures/older-apps.js';
+import { appTree, createRunner, run, snapshot } from './schematics-runner.js';
+
+let runner: SchematicTestRunner;
+beforeAll(() => {
+  runner = createRunner();
+});
+
+const FASTIFY_MAIN = `import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module.js';
+
+async function bootstrap() {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter());
+  await app.listen(process.env.PORT ?? 3000);
+}
+await bootstrap();
+`;
+
+const APP_MODULE_WITH_JSON_RPC = `import { Module } from '@nestjs/common';
+import { JsonRpcModule } from '@nest-jsonrpc/server';
+import { AppController } from './app.controller.js';
+import { AppService } from './app.service.js';
+
+@Module({
+  imports: [JsonRpcModule.forRoot()],
+  controllers: [AppController],
+  providers: [AppService],
+})
+export class AppModule {}
+`;
+
+describe('nest-add on the app `nest new` writes (@nestjs/cli 12)', () => {
+  it('switches main.ts to Fastify, keeping its other lines', async () => {
+    const { tree } = await run(runner, 'nest-add', {}, appTree());
+    expect(tree.readText('src/main.ts')).toBe(FASTIFY_MAIN);
+  });
+
+  it('imports JsonRpcModule.forRoot() into the root module', async () => {
+    const { tree } = await run(runner, 'nest-add', {}, appTree());
+    expect(tree.readText('src/app.module.ts')).toBe(APP_MODULE_WITH_JSON_RPC);
+  });
+
+  it('adds the package and its required peers to dependencies, in order, and schedules one install', async () => {
+    const { tree, tasks } = await run(runner, 'nest-add', {}, appTree());
+    const pkg = JSON.parse(tree.readText('package.json'));
+    expect(pkg.dependencies).toEqual({
+      '@nest-jsonrpc/server': '^0.1.0',
+      '@nestjs/common': '^12.0.1',
+      '@nestjs/core': '^12.0.1',
+      '@nestjs/platform-express': '^12.0.1',
+      '@nestjs/platform-fastify': '^12.0.1',
+      '@nestjs/throttler': '^6.5.0',
+      'class-transformer': '^0.5.1',
+      'class-validator': '^0.15.0',
+      fastify: '^5.0.0',
+      'reflect-metadata': '^0.2.2',
+      rxjs: '^7.8.1',
+    });
+    expect(Object.keys(pkg.dependencies)).toEqual(Object.keys(pkg.dependencies).sort());
+    // The rest of the file is left as it was, byte for byte.
+    const original = JSON.parse(NEST_NEW_APP['package.json']);
+    expect({ ...pkg, dependencies: original.dependencies }).toEqual(original);
+    expect(tree.readText('package.json')).toContain('\n    "@nestjs/platform-fastify": "^12.0.1",\n');
+    expect(tasks).toEqual(['node-package']);
+  });
+
+  it('makes nest-cli.json use this collection, which extends @nestjs/schematics', async () => {
+    const { tree } = await run(runner, 'nest-add', {}, appTree());
+    expect(JSON.parse(tree.readText('nest-cli.json'))).toEqual({ ...JSON.parse(NEST_NEW_APP['nest-cli.json']), collection: '@nest-jsonrpc/server' });
+    const service = await runner.runSchematic('service', { name: 'greeting', sourceRoot: 'src' }, tree);
+    expect(service.readText('src/greeting/greeting.service.ts')).toContain('export class GreetingService {}');
+    expect(service.readText('src/app.module.ts')).toContain('providers: [AppService, GreetingService]');
+  });
+
+  it('gives the template e2e test a Fastify app that is ready before supertest calls it', async () => {
+    const { tree } = await run(runner, 'nest-add', {}, appTree());
+    expect(tree.readText('test/app.e2e-spec.ts')).toBe(
+      NEST_NEW_APP['test/app.e2e-spec.ts']
+        .replace("import { App } from 'supertest/types.js';\n", "import { App } from 'supertest/types.js';\nimport { FastifyAdapter } from '@nestjs/platform-fastify';\n")
+        .replace(
+          'app = moduleFixture.createNestApplication();\n    await app.init();\n',
+          'app = moduleFixture.createNestApplication(new FastifyAdapter());\n    await app.init();\n    await app.getHttpAdapter().getInstance().ready();\n',
+        ),
+    );
+  });
+
+  it('leaves tsconfig.json and the other files alone (decorator metadata and ESM are on already)', async () => {
+    const before = snapshot(appTree());
+    const { tree } = await run(runner, 'nest-add', {}, appTree());
+    const after = snapshot(tree);
+    const changed = Object.keys(after).filter((path) => after[path] !== before[path]);
+    expect(changed.sort()).toEqual(['/nest-cli.json', '/package.json', '/src/app.module.ts', '/src/main.ts', '/test/app.e2e-spec.ts']);
+  });
+
+  it('prints what it changed, then what to do next, and notes the listen host', async () => {
+    const { logs } = await run(runner, 'nest-add', {}, appTree());
+    expect(logs[0]).toBe(
+      [
+        'info: @nest-jsonrpc/server is set up:',
+        '  - package.json: added @nest-jsonrpc/server@^0.1.0, @nestjs/platform-fastify@^12.0.1, @nestjs/throttler@^6.5.0, class-transformer@^0.5.1, class-validator@^0.15.0, fastify@^5.0.0',
+        '  - src/main.ts: creates the app on FastifyAdapter (NestFastifyApplication) instead of Express',
+        '  - src/app.module.ts: imports JsonRpcModule.forRoot()',
+        '  - nest-cli.json: collection is @nest-jsonrpc/server (it extends @nestjs/schematics, so every `nest g` schematic still works, and `nest g rpc` needs no -c)',
+        '  - test/app.e2e-spec.ts: createNestApplication() now gets a FastifyAdapter, and the test waits for Fastify to be ready after init()',
+        'Next:',
+        '  nest g rpc hello              # a method, its DTOs and a spec that calls it over HTTP',
+        '  nest g rpc feed --type stream # a streaming method',
+      ].join('\n'),
+    );
+    expect(logs.slice(1)).toEqual([
+      "warn: Note: src/main.ts: Fastify listens on localhost only unless given a host (Express listened on every interface): to accept outside connections (e.g. in a container) use app.listen(process.env.PORT ?? 3000, '0.0.0.0') (line 6).",
+    ]);
+  });
+
+  it('changes nothing the second time, and installs nothing', async () => {
+    const first = await run(runner, 'nest-add', {}, appTree());
+    const before = snapshot(first.tree);
+    const second = await run(runner, 'nest-add', {}, first.tree);
+    expect(snapshot(second.tree)).toEqual(before);
+    expect(second.tasks).toEqual([]);
+    expect(second.logs[0]).toMatch(/^info: @nest-jsonrpc\/server is set up already: nothing to change\.\n/);
+  });
+});
+
+describe('nest-add options', () => {
+  it('--stream --durable --path write the module options and add better-sqlite3', async () => {
+    const { tree } = await run(runner, 'nest-add', { stream: true, durable: true, path: '/api/rpc' }, appTree());
+    expect(tree.readText('src/app.module.ts')).toContain(
+      "imports: [JsonRpcModule.forRoot({ path: '/api/rpc', stream: { enabled: true }, durable: { enabled: true } })],",
+    );
+    expect(JSON.parse(tree.readText('package.json')).dependencies['better-sqlite3']).toBe('^12.0.0');
+  });
+
+  it('a later run with new options adds them to the existing forRoot, and then changes nothing', async () => {
+    const first = await run(runner, 'nest-add', {}, appTree());
+    const second = await run(runner, 'nest-add', { stream: true }, first.tree);
+    expect(second.tree.readText('src/app.module.ts')).toContain('imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })],');
+    expect(second.logs[0]).toContain('  - src/app.module.ts: JsonRpcModule options now include stream: { enabled: true }');
+    const before = snapshot(second.tree);
+    const third = await run(runner, 'nest-add', { stream: true }, second.tree);
+    expect(snapshot(third.tree)).toEqual(before);
+  });
+
+  it('edits a multi-line options literal in its own layout, correcting a disabled stream', async () => {
+    const module = APP_MODULE_WITH_JSON_RPC.replace(
+      'JsonRpcModule.forRoot()',
+      "JsonRpcModule.forRoot({\n      maxBatchSize: 10,\n      stream: { enabled: false },\n    })",
+    );
+    const { tree } = await run(runner, 'nest-add', { stream: true, path: '/api' }, appTree({ 'src/main.ts': FASTIFY_MAIN, 'src/app.module.ts': module }));
+    expect(tree.readText('src/app.module.ts')).toContain(
+      "JsonRpcModule.forRoot({\n      maxBatchSize: 10,\n      stream: { enabled: true },\n      path: '/api',\n    })",
+    );
+  });
+
+  it('finds JsonRpcModule configured in another module and does not import it twice', async () => {
+    const rpcModule = `import { Module } from '@nestjs/common';\nimport { JsonRpcModule } from '@nest-jsonrpc/server';\n\n@Module({ imports: [JsonRpcModule.forRoot()] })\nexport class RpcModule {}\n`;
+    const { tree } = await run(runner, 'nest-add', { durable: true }, appTree({ 'src/main.ts': FASTIFY_MAIN, 'src/rpc/rpc.module.ts': rpcModule }));
+    expect(tree.readText('src/app.module.ts')).toBe(NEST_NEW_APP['src/app.module.ts']);
+    expect(tree.readText('src/rpc/rpc.module.ts')).toContain('@Module({ imports: [JsonRpcModule.forRoot({ durable: { enabled: true } })] })');
+  });
+
+  it('rejects a --path that is not an absolute route', async () => {
+    const tree = appTree();
+    const before = snapshot(tree);
+    await expect(run(runner, 'nest-add', { path: 'rpc' }, tree)).rejects.toThrow('--path must be an absolute route such as /rpc (got "rpc").');
+    expect(snapshot(tree)).toEqual(before);
+  });
+});
+
+describe('nest-add on other bootstrap files', () => {
+  it('replaces NestExpressApplication and keeps the create options after the adapter', async () => {
+    const main = `import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ValidationPipe } from '@nestjs/common';
+import { AppModule } from './app.module.js';
+
+async function bootstrap() {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { cors: true, bufferLogs: true });
+  app.setGlobalPrefix('api');
+  app.useGlobalPipes(new ValidationPipe());
+  app.enableShutdownHooks();
+  await app.listen(3000, '0.0.0.0');
+}
+void bootstrap();
+`;
+    const { tree, logs } = await run(runner, 'nest-add', {}, appTree({ 'src/main.ts': main }));
+    expect(tree.readText('src/main.ts')).toBe(`import { NestFactory } from '@nestjs/core';
+import { ValidationPipe } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module.js';
+
+async function bootstrap() {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { cors: true, bufferLogs: true });
+  app.setGlobalPrefix('api');
+  app.useGlobalPipes(new ValidationPipe());
+  app.enableShutdownHooks();
+  await app.listen(3000, '0.0.0.0');
+}
+void bootstrap();
+`);
+    expect(logs.filter((l) => l.startsWith('warn'))).toEqual([]);
+  });
+
+  it('leaves a main.ts on Fastify as it is and still sets up the module', async () => {
+    const { tree } = await run(runner, 'nest-add', {}, appTree({ 'src/main.ts': FASTIFY_MAIN }));
+    expect(tree.readText('src/main.ts')).toBe(FASTIFY_MAIN);
+    expect(tree.readText('src/app.module.ts')).toBe(APP_MODULE_WITH_JSON_RPC);
+  });
+
+  it('sets up a root module declared in main.ts itself', async () => {
+    const main = `import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+@Module({})
+class AppModule {}
+
+const app = await NestFactory.create(AppModule);
+await app.listen(3000, '127.0.0.1');
+`;
+    const { tree } = await run(runner, 'nest-add', {}, appTree({ 'src/main.ts': main }));
+    expect(tree.readText('src/main.ts')).toBe(`import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { JsonRpcModule } from '@nest-jsonrpc/server';
+
+@Module({ imports: [JsonRpcModule.forRoot()] })
+class AppModule {}
+
+const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter());
+await app.listen(3000, '127.0.0.1');
+`);
+  });
+
+  it('names what main.ts passes the app to, so the user can check it works on Fastify', async () => {
+    const main = NEST_NEW_APP['src/main.ts'].replace('  await app.listen', "  SwaggerModule.setup('docs', app, document);\n  await app.listen");
+    const { logs } = await run(runner, 'nest-add', {}, appTree({ 'src/main.ts': main }));
+    expect(logs).toContain('warn: Note: src/main.ts: line 6 passes the app to `SwaggerModule.setup`: check that it supports Fastify.');
+  });
+});
+
+describe('nest-add on an older app: CommonJS, jest, decorator flags off', () => {
+  it('turns the decorator flags on in tsconfig.json, keeps its comments, imports without .js, and says how to go ESM', async () => {
+    const { tree, logs } = await run(runner, 'nest-add', {}, appTree({}, JEST_COMMONJS_APP));
+    expect(tree.readText('tsconfig.json')).toBe(`{
+  // Nest 11 template
+  "compilerOptions": {
+    "module": "commonjs",
+    "declaration": true,
+    "target": "ES2023",
+    "outDir": "./dist",
+    "baseUrl": "./",
+    "experimentalDecorators": true,
+    "emitDecoratorMetadata": true,
+  },
+}
+`);
+    expect(tree.readText('src/main.ts')).toContain("import { AppModule } from './app.module';");
+    expect(tree.readText('src/app.module.ts')).toContain('imports: [JsonRpcModule.forRoot()],');
+    expect(logs[0]).toContain('  - tsconfig.json: turned on experimentalDecorators and emitDecoratorMetadata (DTO validation reads the decorator metadata)');
+    expect(logs).toContain(
+      'warn: Note: package.json has no "type": "module": Nest 12 and @nest-jsonrpc/server are ESM-only. Make the app ESM: add "type": "module", set "module" and "moduleResolution" to "nodenext" in tsconfig.json, and end relative imports with .js.',
+    );
+  });
+});
+
+describe('nest-add refuses, says what to do by hand, and writes nothing', () => {
+  async function refused(changes: Record<string, string | null>, options: object = {}): Promise<string> {
+    const tree = appTree(changes);
+    const before = snapshot(tree);
+    const error = await run(runner, 'nest-add', options, tree).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(snapshot(tree)).toEqual(before);
+    return error!.message;
+  }
+
+  it('outside a Nest app: no package.json', async () => {
+    const message = await refused({ 'package.json': null });
+    expect(message).toBe(
+      'There is no package.json here: run this inside a Nest app (the folder `nest new` created).\nNothing was changed. To do it by hand:\n' +
+        '  - Create a Nest app with `nest new <name>` and run the command inside it, or follow the README section "Use it in your own Nest app".',
+    );
+  });
+
+  it('outside a Nest app: no @nestjs/core', async () => {
+    const message = await refused({ 'package.json': '{ "name": "x", "dependencies": { "express": "^5.0.0" } }' });
+    expect(message).toMatch(/^package\.json does not depend on @nestjs\/core: this is not a Nest app\.\nNothing was changed\./);
+  });
+
+  it('a main.ts with a syntax error', async () => {
+    const message = await refused({ 'src/main.ts': NEST_NEW_APP['src/main.ts'].replace('await app.listen(', 'await app.listen((') });
+    expect(message).toBe(
+      "src/main.ts could not be parsed (line 6, column 46: ')' expected.).\nNothing was changed. To do it by hand:\n" +
+        '  - Fix the syntax error in src/main.ts and run the command again.',
+    );
+  });
+
+  it('a main.ts that uses Express middleware and settings, naming each line', async () => {
+    const main = `import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import { AppModule } from './app.module.js';
+
+async function bootstrap() {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule);
+  app.use(helmet());
+  app.set('trust proxy', 1);
+  app.useStaticAssets('public');
+  await app.listen(3000);
+}
+void bootstrap();
+`;
+    const message = await refused({ 'src/main.ts': main });
+    expect(message).toBe(
+      [
+        'src/main.ts uses Express-specific code that has no automatic Fastify equivalent:',
+        '    line 8: app.use(...) registers Express middleware',
+        '    line 9: app.set(...) is Express-specific (or unknown to this check)',
+        '    line 10: app.useStaticAssets(...) is Express-specific (or unknown to this check)',
+        'Nothing was changed. To do it by hand:',
+        '  - Port those lines to Fastify (Express middleware -> a Fastify plugin registered with app.register(), e.g. @fastify/helmet, @fastify/compress, @fastify/cookie; see https://docs.nestjs.com/techniques/performance).',
+        '  - Create the app with `NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())` (both from @nestjs/platform-fastify).',
+        '  - Run `nest add @nest-jsonrpc/server` again: it leaves a Fastify main.ts as it is and does the rest.',
+      ].join('\n'),
+    );
+  });
+
+  it('a main.ts that builds its own Express adapter', async () => {
+    const main = `import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
+import { AppModule } from './app.module.js';
+
+const server = express();
+const app = await NestFactory.create(AppModule, new ExpressAdapter(server));
+await app.listen(3000);
+`;
+    const message = await refused({ 'src/main.ts': main });
+    expect(message).toContain('    line 7: NestFactory.create is given `new ExpressAdapter(server)`, which this schematic cannot tell apart from an Express adapter\n');
+    expect(message).toContain('    line 2: imports ExpressAdapter from @nestjs/platform-express\n');
+    expect(message).toContain('    line 3: imports express\n');
+  });
+
+  it('a main.ts that starts no HTTP app', async () => {
+    const main = `import { NestFactory } from '@nestjs/core';\nimport { AppModule } from './app.module.js';\n\nconst app = await NestFactory.createApplicationContext(AppModule);\nawait app.close();\n`;
+    const message = await refused({ 'src/main.ts': main });
+    expect(message).toMatch(/^src\/main\.ts starts no HTTP app \(it calls NestFactory\.createApplicationContext, not NestFactory\.create\(Module\)\); JSON-RPC is served over HTTP\.\n/);
+  });
+
+  it('no main.ts where nest-cli.json points', async () => {
+    const message = await refused({ 'src/main.ts': null });
+    expect(message).toMatch(/^There is no src\/main\.ts \(the bootstrap file nest-cli\.json's sourceRoot and entryFile point at\)\.\n/);
+  });
+
+  it('a root module imported through a path alias', async () => {
+    const message = await refused({ 'src/main.ts': NEST_NEW_APP['src/main.ts'].replace("'./app.module.js'", "'@app/app.module'") });
+    expect(message).toBe(
+      "src/main.ts imports its root module AppModule from '@app/app.module', which this schematic cannot map to a file.\nNothing was changed. To do it by hand:\n" +
+        '  - Add JsonRpcModule.forRoot() (from @nest-jsonrpc/server) to the imports of AppModule.',
+    );
+  });
+
+  it('a root module file without the @Module class', async () => {
+    const message = await refused({ 'src/app.module.ts': 'export class AppModule {}\n' });
+    expect(message).toMatch(/^src\/app\.module\.ts has no @Module\(\) class named AppModule\.\n/);
+  });
+
+  it('module imports that are not an array literal', async () => {
+    const module = NEST_NEW_APP['src/app.module.ts'].replace('imports: [],', 'imports: sharedImports,');
+    const message = await refused({ 'src/app.module.ts': module });
+    expect(message).toBe(
+      'src/app.module.ts: `imports: sharedImports` on line 6 is not an array literal this schematic can edit.\nNothing was changed. To do it by hand:\n' +
+        '  - Add JsonRpcModule.forRoot() (from @nest-jsonrpc/server) to the imports of AppModule.',
+    );
+  });
+
+  it('options to write into a forRootAsync', async () => {
+    const module = APP_MODULE_WITH_JSON_RPC.replace('JsonRpcModule.forRoot()', 'JsonRpcModule.forRootAsync({ useFactory: () => ({}) })');
+    const message = await refused({ 'src/main.ts': FASTIFY_MAIN, 'src/app.module.ts': module }, { stream: true });
+    expect(message).toBe(
+      'JsonRpcModule is configured at src/app.module.ts line 7 (JsonRpcModule.forRootAsync), which this schematic cannot edit.\nNothing was changed. To do it by hand:\n' +
+        '  - Give JsonRpcModule these options: stream: { enabled: true }.',
+    );
+  });
+});
