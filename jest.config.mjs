@@ -25,6 +25,7 @@ export default {
   moduleNameMapper: {
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
+    '^@nest-jsonrpc/llm$': '<rootDir>/libs/llm/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
