@@ -30,9 +30,8 @@ const request = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' 
 describe('the provider stream driver', () => {
   it('pulls: no network read happens before an event is asked for, and one read per empty queue', async () => {
     const { fetchImpl, state } = piecewiseFetch([bytes(chunk('a')), bytes(chunk('b')), bytes(chunk('c') + end)]);
-    const iterator = openAiChat({ fetch: fetchImpl })
-      .stream(request)
-      [Symbol.asyncIterator]();
+    const stream = openAiChat({ fetch: fetchImpl }).stream(request);
+    const iterator = stream[Symbol.asyncIterator]();
     expect(state.pulls).toBe(0);
     expect(await iterator.next()).toEqual({ done: false, value: { type: 'text', delta: 'a' } });
     expect(state.pulls).toBe(1);
