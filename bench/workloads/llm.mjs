@@ -18,6 +18,7 @@
  * Servers run as child processes; the clients run in this process, sides interleaved per round.
  */
 import { fork } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
