@@ -9,7 +9,7 @@ import { createParser } from 'eventsource-parser';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { ChatModel, chooseChatProvider } from '../../apps/demo/src/llm/chat-model.js';
 import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { startTestApp } from '../support/rpc-test-app.js';
 import { call, openStream } from '../streaming/stream-client.js';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 import { fixture } from './support/fixtures.js';
