@@ -345,3 +345,30 @@ describe('HTTP errors throw at the first next(), before any event', () => {
     expect(error).toMatchObject({ provider: 'bedrock-converse-stream', type: 'incomplete_stream' });
   });
 });
+
+describe('hostile Bedrock framing', () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  afterAll(() => fake.close());
+
+  it('a frame announcing more than 16 MiB is refused before anything is allocated for it', async () => {
+    const [first] = bedrockFrames('text.jsonl');
+    const hostile = Buffer.from([0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0]);
+    fake.enqueue({ body: [first, hostile], headers: { 'content-type': 'application/vnd.amazon.eventstream' } });
+    const { events, error } = await collect(makeProvider('bedrock', fake.url).stream(request));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ provider: 'bedrock-converse-stream', type: 'invalid_frame', message: 'An event stream frame announced 4294967280 bytes (allowed: 16 to 16777216)' });
+  });
+
+  it('a frame whose CRC does not match is an invalid_frame error after the events before it', async () => {
+    const frames = bedrockFrames('text.jsonl');
+    const corrupt = Buffer.from(frames[2]);
+    corrupt[corrupt.length - 10] ^= 0xff;
+    fake.enqueue({ body: [frames[0], frames[1], corrupt], headers: { 'content-type': 'application/vnd.amazon.eventstream' } });
+    const { events, error } = await collect(makeProvider('bedrock', fake.url).stream(request));
+    expect(events).toEqual([text('Let')]);
+    expect(error).toMatchObject({ provider: 'bedrock-converse-stream', type: 'invalid_frame' });
+  });
+});

@@ -19,6 +19,10 @@ export interface AwsEventTurnParser extends TurnParser {
   onFrame(frame: AwsEventFrame): void;
 }
 
+/** The AWS event stream caps a message at 16 MiB; a larger announced length is a broken or hostile stream. */
+export const MAX_AWS_FRAME_BYTES = 16 * 1024 * 1024;
+const MIN_AWS_FRAME_BYTES = 16;
+
 const utf8Decoder = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
@@ -29,8 +33,9 @@ export class AwsEventStreamDecoder implements WireDecoder {
 
   async *units(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
     try {
-      yield* getChunkedStream(body);
+      yield* getChunkedStream(checkFrameLengths(body, this.parser.provider));
     } catch (error) {
+      if (error instanceof LlmProviderError) throw error;
       // A frame cut short by the end of the body (an abort is reported as such by the stream driver).
       throw new LlmProviderError(this.parser.provider, undefined, 'incomplete_stream', `The event stream broke: ${(error as Error).message}`, undefined);
     }
@@ -53,5 +58,36 @@ export class AwsEventStreamDecoder implements WireDecoder {
 
   end(): void {
     if (!this.parser.error) this.parser.end();
+  }
+}
+
+/**
+ * Passes the bytes through unchanged while reading each frame's announced total length (the
+ * prelude's first four bytes): the framing allocates that many bytes up front, so a length above
+ * the protocol's 16 MiB cap is refused before anything is allocated.
+ */
+async function* checkFrameLengths(body: AsyncIterable<Uint8Array>, provider: string): AsyncGenerator<Uint8Array> {
+  let remaining = 0;
+  let length = 0;
+  let lengthBytes = 0;
+  for await (const chunk of body) {
+    let i = 0;
+    while (i < chunk.length) {
+      if (remaining > 0) {
+        const skip = Math.min(remaining, chunk.length - i);
+        remaining -= skip;
+        i += skip;
+        continue;
+      }
+      length = length * 256 + chunk[i++];
+      if (++lengthBytes < 4) continue;
+      if (length > MAX_AWS_FRAME_BYTES || length < MIN_AWS_FRAME_BYTES) {
+        throw new LlmProviderError(provider, undefined, 'invalid_frame', `An event stream frame announced ${length} bytes (allowed: ${MIN_AWS_FRAME_BYTES} to ${MAX_AWS_FRAME_BYTES})`, undefined);
+      }
+      remaining = length - 4;
+      length = 0;
+      lengthBytes = 0;
+    }
+    yield chunk;
   }
 }
