@@ -126,6 +126,9 @@ export function describeOpenAiError(status: number, body: unknown): { type: stri
 
 class OpenAiChatParser extends TurnParser implements SseTurnParser {
   private readonly toolCalls = new ToolCallAccumulator();
+  /** For servers that omit `index` on tool-call deltas: a new `id` starts the next call. */
+  private implicitIndex = -1;
+  private implicitId: string | undefined;
 
   onSse(event: EventSourceMessage): void {
     const data = event.data;
@@ -158,7 +161,7 @@ class OpenAiChatParser extends TurnParser implements SseTurnParser {
         const calls = delta.tool_calls;
         if (calls) {
           for (const call of calls) {
-            this.toolCalls.add({ index: call.index ?? 0, id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+            this.toolCalls.add({ index: call.index ?? this.indexWithoutIndex(call.id), id: call.id, name: call.function?.name, arguments: call.function?.arguments });
           }
         }
       }
@@ -169,6 +172,14 @@ class OpenAiChatParser extends TurnParser implements SseTurnParser {
         this.out.push(...this.toolCalls.complete());
       }
     }
+  }
+
+  private indexWithoutIndex(id: string | undefined): number {
+    if (this.implicitIndex < 0 || (id && id !== this.implicitId)) {
+      this.implicitIndex++;
+      this.implicitId = id;
+    }
+    return this.implicitIndex;
   }
 
   end(): void {

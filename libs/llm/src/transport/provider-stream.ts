@@ -67,12 +67,18 @@ export async function* runProviderStream(
       for (let i = 0; i < out.length; i++) yield out[i];
       out.length = 0;
       if (parser.error) throw parser.error;
-      if (next.done || parser.finished) break;
+      if (next.done) {
+        completed = true;
+        break;
+      }
+      // The turn is over before the body is: the rest is not read, and the request is aborted
+      // below so the connection is released rather than left paused.
+      if (parser.finished) break;
     }
-    completed = true;
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    // Leaving early (return(), a throw, an abort): close the upstream connection now.
+    // Leaving before the body ended (return(), a throw, an abort, a turn over early): close the
+    // upstream connection now.
     if (!completed) controller.abort();
   }
 }
