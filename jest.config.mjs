@@ -26,6 +26,7 @@ export default {
     '^@nest-jsonrpc/protocol$': '<rootDir>/libs/protocol/src/index.ts',
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
+    '^@nest-jsonrpc/llm$': '<rootDir>/libs/llm/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only, required by the devkit's install-task executor, which schematic tests never run.
     '^ora$': '<rootDir>/test/schematics/support/devkit-ora.cjs',

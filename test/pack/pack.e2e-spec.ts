@@ -205,3 +205,108 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
     expect(batch.body.error).toEqual({ code: -32600, message: 'Invalid Request: batch of 11 exceeds the limit of 10' });
   }, 240_000);
 });
+
+const llmLib = join(root, 'libs/llm');
+
+/** A consumer of the packed @nest-jsonrpc/llm, no Nest: a tool loop against a local fake Anthropic. */
+const LLM_CONSUMER_SOURCE = `
+import http from 'node:http';
+// The @nest-jsonrpc/llm API of DESIGN §3, imported exactly as documented.
+import {
+  openAiChat, openAiResponses, anthropicMessages, geminiGenerateContent, bedrockConverseStream,
+  ToolCallAccumulator, runToolLoop, toStreamRows, LlmProviderError,
+  type LlmTool, type LlmStreamRow,
+} from '@nest-jsonrpc/llm';
+
+const publicApi = [openAiChat, openAiResponses, anthropicMessages, geminiGenerateContent, bedrockConverseStream, ToolCallAccumulator, runToolLoop, toStreamRows, LlmProviderError];
+if (publicApi.some((value) => typeof value !== 'function')) throw new Error('a public API name is missing at runtime');
+// The AWS event-stream codec and SigV4 signer load from the installed dependencies.
+bedrockConverseStream({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 's' } });
+
+const sse = (events: Array<[string, unknown]>) => events.map(([name, data]) => \`event: \${name}\\ndata: \${JSON.stringify(data)}\\n\\n\`).join('');
+const turns = [
+  sse([
+    ['message_start', { type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'add', input: {} } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"a": 2, ' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"b": 3}' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 20 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ]),
+  sse([
+    ['message_start', { type: 'message_start', message: { usage: { input_tokens: 40, output_tokens: 1 } } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '2 + 3 = 5' } }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ]),
+];
+const seen: unknown[] = [];
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    seen.push({ path: req.url, key: req.headers['x-api-key'], body: JSON.parse(body) });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(turns.shift());
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const { port } = server.address() as { port: number };
+
+const add: LlmTool = { name: 'add', description: 'Adds', parameters: { type: 'object' }, execute: (args: { a: number; b: number }) => args.a + args.b };
+const rows: LlmStreamRow[] = [];
+const provider = anthropicMessages({ apiKey: 'k', baseUrl: \`http://127.0.0.1:\${port}\` });
+for await (const row of toStreamRows(runToolLoop({ provider, request: { model: 'm', messages: [{ role: 'user', content: 'add 2 and 3' }] }, tools: [add] }))) rows.push(row);
+server.close();
+console.log('ROWS=' + JSON.stringify(rows));
+console.log('SEEN=' + JSON.stringify(seen.map((s: any) => [s.path, s.key, s.body.messages.length])));
+`;
+
+describe('npm pack @nest-jsonrpc/llm into a fresh app (no Nest)', () => {
+  let scratch: string;
+
+  beforeAll(() => {
+    if (!existsSync(join(llmLib, 'dist/index.js'))) execFileSync('node', [tsc, '-b', llmLib], { cwd: root, stdio: 'inherit' });
+    scratch = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-llm-pack-'));
+  });
+
+  afterAll(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('installs, type-checks against the packed typings and runs a tool loop over HTTP', () => {
+    execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: llmLib, encoding: 'utf8' });
+    const tarball = readdirSync(scratch).find((f) => f.startsWith('nest-jsonrpc-llm-'));
+    expect(tarball).toMatch(/^nest-jsonrpc-llm-\d+\.\d+\.\d+\.tgz$/);
+    const app = join(scratch, 'app');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    const typesNode = JSON.parse(readFileSync(join(root, 'node_modules/@types/node/package.json'), 'utf8')).version as string;
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'llm-consumer', private: true, type: 'module', dependencies: { '@nest-jsonrpc/llm': `file:../${tarball}`, '@types/node': typesNode } }, null, 2));
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'dist', rootDir: 'src', types: ['node'] },
+      include: ['src'],
+    }));
+    writeFileSync(join(app, 'src/main.ts'), LLM_CONSUMER_SOURCE);
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'inherit' });
+    const installed = join(app, 'node_modules/@nest-jsonrpc/llm');
+    expect(existsSync(join(installed, 'dist/index.d.ts'))).toBe(true);
+    expect(existsSync(join(installed, 'README.md'))).toBe(true);
+    expect(existsSync(join(installed, 'src'))).toBe(false);
+    expect(readdirSync(join(installed, 'dist'), { recursive: true }).some((f) => String(f).endsWith('.spec.js'))).toBe(false);
+
+    execFileSync('node', [tsc, '-p', app], { cwd: app, stdio: 'inherit' });
+    const out = execFileSync('node', ['dist/main.js'], { cwd: app, encoding: 'utf8', timeout: 30_000 });
+    expect(JSON.parse(/ROWS=(.*)/.exec(out)![1])).toEqual([
+      { type: 'tool-call', id: 'toolu_1', name: 'add', arguments: { a: 2, b: 3 } },
+      { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 10, outputTokens: 20, totalTokens: 30 } },
+      { type: 'tool-result', id: 'toolu_1', name: 'add', result: 5 },
+      { delta: '2 + 3 = 5' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 40, outputTokens: 5, totalTokens: 45 } },
+    ]);
+    expect(JSON.parse(/SEEN=(.*)/.exec(out)![1])).toEqual([
+      ['/v1/messages', 'k', 1],
+      ['/v1/messages', 'k', 3],
+    ]);
+  }, 240_000);
+});

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
+import { ChatModel } from '../llm/chat-model.js';
 import { ChatDto, DownloadDto, ExportDto, LogsTailDto } from './streaming-demo.dto.js';
 
 const LEVELS = ['info', 'info', 'info', 'warn', 'debug', 'error'] as const;
@@ -11,18 +12,22 @@ export const downloadByte = (i: number): number => (i * 31 + 7) & 0xff;
 /** Streaming examples: `curl -N` them (see docs/streaming.md) or open http://127.0.0.1:3000/ for chat. */
 @Injectable()
 export class StreamingDemoRpc {
-  /** Simulated LLM: the reply arrives token by token over SSE. */
-  @RpcMethod('chat.stream', { description: 'Streams a simulated chat reply token by token (SSE).' })
+  constructor(private readonly chatModel: ChatModel) {}
+
+  /**
+   * A chat reply streamed token by token over SSE through an `@nest-jsonrpc/llm` adapter: the
+   * offline model by default, a real provider when its key is set (see apps/demo/src/llm). Rows:
+   * `{ index, delta }` per token, then `{ done: true, finish_reason }`.
+   */
+  @RpcMethod('chat.stream', { description: 'Streams a chat reply token by token (SSE), from a real LLM when a provider key is set.' })
   @RpcStream({ format: StreamFormat.Sse })
   async *chat(p: ChatDto, ctx: RpcContext) {
-    const reply = `You said: "${p.prompt}". Streaming works: each word is its own event.`;
-    const tokens = reply.match(/\S+\s*/g) ?? [];
-    for (const [index, token] of tokens.entries()) {
-      // Honours the signal: a closed tab stops the "model" at once.
-      await sleep(p.delayMs ?? 40, undefined, { signal: ctx.signal });
-      yield { index, delta: token };
+    let index = 0;
+    // ctx.signal aborts the provider call: a closed tab closes the upstream connection at once.
+    for await (const event of this.chatModel.stream(p.prompt, { delayMs: p.delayMs, signal: ctx.signal })) {
+      if (event.type === 'text') yield { index: index++, delta: event.delta };
+      else if (event.type === 'finish') yield { done: true, finish_reason: event.reason };
     }
-    yield { done: true, finish_reason: 'stop' };
   }
 
   /** A log tail: NDJSON until the client leaves. */
