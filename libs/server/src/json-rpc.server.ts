@@ -5,6 +5,7 @@ import { DurableHttpRoutes } from './durable/durable-http-routes.js';
 import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
+import { installExpectContinue } from './http/early-answer.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
@@ -52,7 +53,8 @@ export class JsonRpcServer implements OnModuleInit {
     }
     const fastify = adapter.getInstance<FastifyInstance>();
     const { options, pipeline, logger } = this;
-    const writer = new RpcReplyWriter(this.mapper, logger);
+    const writer = new RpcReplyWriter(this.mapper, logger, options.limits);
+    installExpectContinue(fastify);
     const durable = options.durable.enabled ? this.durableRunner : undefined;
     void fastify.register(new RpcHttpRoutes(pipeline, writer, options, logger, durable).plugin());
     if (options.stream.enabled) {

@@ -10,7 +10,10 @@ import {
   type DurableStreamStatus,
   type DurableStreamSummary,
 } from '@nest-jsonrpc/protocol';
+import { bodyLimitOf } from '../http/json-body-parser.js';
+import { enforceBodyLimit } from '../http/early-answer.js';
 import { requestIdOf } from '../http/request-id.js';
+import { tooLargeError } from '../http/transport-errors.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { DurableStreamRecord } from '../stream-stores/stream-store.js';
@@ -64,6 +67,7 @@ function single(value: string | string[] | undefined): string | undefined | null
 export class DurableHttpRoutes {
   private readonly attachments: SseAttachments;
   private readonly sseHead: string;
+  private readonly tooLarge: ReturnType<typeof tooLargeError>;
 
   constructor(
     protected readonly runner: DurableStreamRunner,
@@ -74,6 +78,7 @@ export class DurableHttpRoutes {
   ) {
     this.attachments = new SseAttachments(options.durable.keepAliveMs, logger);
     this.sseHead = encodeSseRetry(options.durable.retryMs);
+    this.tooLarge = tooLargeError(options.maxRequestSize);
     for (const route of ['list', 'attach', 'events', 'cancel', 'onError'] as const) this[route] = this[route].bind(this) as never;
   }
 
@@ -85,6 +90,8 @@ export class DurableHttpRoutes {
   plugin(): FastifyPluginCallback {
     const base = this.options.durable.path;
     return (instance: FastifyInstance, _opts, done) => {
+      // No route here reads a body, but one sent anyway is held to the same limit (and 413) as /rpc.
+      enforceBodyLimit(instance, bodyLimitOf(this.options.maxRequestSize));
       instance.setErrorHandler(this.onError);
       instance.get(base, this.list);
       instance.get(`${base}/:id`, this.attach);
@@ -203,6 +210,7 @@ export class DurableHttpRoutes {
   }
 
   protected onError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return this.writer.sendTransportError(request, reply, 413, this.tooLarge);
     if (error.statusCode !== undefined && error.statusCode < 500) return this.sendError(reply, 400, 'Bad request');
     this.logger.error(`Durable stream route ${request.method} ${request.url} failed: ${error.message}`, error.stack);
     this.sendError(reply, 500, 'Internal error');

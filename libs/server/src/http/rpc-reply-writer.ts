@@ -14,6 +14,8 @@ import {
 import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
+import { DEFAULT_LIMITS, type ResolvedLimitsOptions } from '../options/limits-options.js';
+import { sendEarlyAnswer } from './early-answer.js';
 import { requestIdOf } from './request-id.js';
 
 /**
@@ -31,6 +33,7 @@ export class RpcReplyWriter {
   constructor(
     private readonly mapper: RpcExceptionMapper,
     private readonly logger: Logger,
+    private readonly limits: ResolvedLimitsOptions = DEFAULT_LIMITS,
   ) {}
 
   /** A success envelope; a result JSON cannot represent becomes this call's -32603. */
@@ -101,12 +104,15 @@ export class RpcReplyWriter {
     else reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(text);
   }
 
-  /** An error envelope (id null) with `status`, outside any call: body too large, bad media type. */
+  /**
+   * An error envelope (id null) with `status`, outside any call: body too large, bad media type.
+   * Sent before the body was read, it closes the connection after a lingering read of the rest
+   * of the upload (`early-answer.ts`), so a client still sending reads it.
+   */
   sendTransportError(request: FastifyRequest, reply: FastifyReply, status: number, error: RpcErrorObject, headers?: Record<string, string>): void {
-    reply
-      .code(status)
-      .headers({ ...headers, [RpcHeader.RequestId]: requestIdOf(request), 'content-type': JSON_CONTENT_TYPE })
-      .send(serializeError(null, error));
+    const all = { ...headers, [RpcHeader.RequestId]: requestIdOf(request), 'content-type': JSON_CONTENT_TYPE };
+    if (!request.raw.complete) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), this.limits);
+    reply.code(status).headers(all).send(serializeError(null, error));
   }
 
   /** A JSON body that is not an envelope (the durable REST routes), never cached by intermediaries. */

@@ -17,7 +17,7 @@ const INTERNAL: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InternalErro
  * HTTP status, never Fastify's own error shape.
  */
 export function transportErrorHandler(maxRequestSize: number, writer: RpcReplyWriter, logger: Logger, where: string) {
-  const tooLarge = RpcRequestTooLargeException.forLimit(maxRequestSize).toErrorObject();
+  const tooLarge = tooLargeError(maxRequestSize);
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -30,6 +30,11 @@ export function transportErrorHandler(maxRequestSize: number, writer: RpcReplyWr
     logger.error(`${where} failed before dispatch: ${error.message}`, error.stack);
     writer.sendTransportError(request, reply, 500, INTERNAL);
   };
+}
+
+/** The 413 envelope's error object, the same on every route. */
+export function tooLargeError(maxRequestSize: number): RpcErrorObject {
+  return RpcRequestTooLargeException.forLimit(maxRequestSize).toErrorObject();
 }
 
 /** `405` with `Allow`, for the verbs a route does not serve. */

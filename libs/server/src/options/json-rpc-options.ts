@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
+import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -77,6 +78,8 @@ export interface JsonRpcModuleOptions {
    * transport. Created with dependency injection (it may inject global providers).
    */
   exceptionMapper?: Type<RpcExceptionMapper>;
+  /** Bounds on slow and oversize clients: lingering close after an early 413, stalled stream readers. See docs/limits.md. */
+  limits?: JsonRpcLimitsOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -112,6 +115,7 @@ export interface ResolvedJsonRpcOptions {
   readonly durable: ResolvedDurableOptions;
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
+  readonly limits: ResolvedLimitsOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
