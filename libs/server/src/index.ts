@@ -16,6 +16,7 @@ export {
 export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
 export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
 export type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './options/limits-options.js';
+export type { JsonRpcRateLimitOptions } from './options/rate-limit-options.js';
 export * from './decorators/index.js';
 export * from './errors/index.js';
 export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-context.js';

@@ -23,8 +23,13 @@ import { SseAttachments } from './sse-attachment.js';
 
 /** Stream ids are `crypto.randomUUID()` values; anything else cannot exist and never reaches the store. */
 const STREAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-/** A cursor or count: digits only, no sign, no exponent, at most 15 digits (a safe integer). */
-const NON_NEGATIVE_INTEGER = /^(0|[1-9][0-9]{0,14})$/;
+/**
+ * A cursor or count: digits only, no sign, no exponent, at most 15 significant digits (a safe
+ * integer). Leading zeros are read as the number (`00` is 0, `007` is 7) — the same everywhere a
+ * cursor or count is read (`Last-Event-ID`, `last_event_id`, `after`, `limit`), so `00` means
+ * what `0` means.
+ */
+const NON_NEGATIVE_INTEGER = /^0*(0|[1-9][0-9]{0,14})$/;
 const DEFAULT_EVENTS_LIMIT = 100;
 const MAX_EVENTS_LIMIT = 1000;
 
@@ -33,6 +38,7 @@ const ERROR_CODE_OF_STATUS: Record<number, number> = {
   400: RpcErrorCode.InvalidParams,
   403: RpcErrorCode.AccessDenied,
   404: RpcErrorCode.NotFound,
+  405: RpcErrorCode.InvalidRequest,
   410: RpcErrorCode.NotFound,
   500: RpcErrorCode.InternalError,
 };
@@ -55,6 +61,11 @@ function summaryOf(r: DurableStreamRecord): DurableStreamSummary {
 /** A query parameter given once, or undefined; `null` when it was repeated (never meaningful here). */
 function single(value: string | string[] | undefined): string | undefined | null {
   return Array.isArray(value) ? null : value;
+}
+
+/** The message of a repeated query parameter: its own, not the one of a bad value. */
+function givenTwice(name: string): string {
+  return `${name} was given more than once`;
 }
 
 /**
@@ -97,6 +108,10 @@ export class DurableHttpRoutes {
       instance.get(`${base}/:id`, this.attach);
       instance.get(`${base}/:id/events`, this.events);
       instance.delete(`${base}/:id`, this.cancel);
+      // Other verbs on these resources: 405 with what they do serve.
+      instance.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: base, handler: this.notAllowed('GET') });
+      instance.route({ method: ['POST', 'PUT', 'PATCH'], url: `${base}/:id`, handler: this.notAllowed('GET, DELETE') });
+      instance.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: `${base}/:id/events`, handler: this.notAllowed('GET') });
       // Ids too long for a route parameter, deeper paths, other verbs: the same JSON 404.
       instance.all(`${base}/*`, (_request, reply) => this.sendError(reply, 404, 'Stream not found'));
       // Attached responses would keep `server.close()` waiting: end them (clients resume elsewhere).
@@ -110,7 +125,8 @@ export class DurableHttpRoutes {
 
   protected async list(request: ListRequest, reply: FastifyReply): Promise<void> {
     const status = single(request.query.status);
-    if (status === null || (status !== undefined && !DURABLE_STREAM_STATUSES.includes(status as DurableStreamStatus))) {
+    if (status === null) return this.sendError(reply, 400, givenTwice('status'));
+    if (status !== undefined && !DURABLE_STREAM_STATUSES.includes(status as DurableStreamStatus)) {
       return this.sendError(reply, 400, `status must be one of ${DURABLE_STREAM_STATUSES.join(', ')}`);
     }
     const records = await this.access.list(this.access.callerOf(request), status as DurableStreamStatus | undefined);
@@ -142,10 +158,12 @@ export class DurableHttpRoutes {
     if (!record) return;
     const after = single(request.query.after);
     const limit = single(request.query.limit);
-    if (after === null || (after !== undefined && !NON_NEGATIVE_INTEGER.test(after))) {
+    if (after === null) return this.sendError(reply, 400, givenTwice('after'));
+    if (limit === null) return this.sendError(reply, 400, givenTwice('limit'));
+    if (after !== undefined && !NON_NEGATIVE_INTEGER.test(after)) {
       return this.sendError(reply, 400, 'after must be a non-negative integer');
     }
-    if (limit === null || (limit !== undefined && (!NON_NEGATIVE_INTEGER.test(limit) || Number(limit) < 1 || Number(limit) > MAX_EVENTS_LIMIT))) {
+    if (limit !== undefined && (!NON_NEGATIVE_INTEGER.test(limit) || Number(limit) < 1 || Number(limit) > MAX_EVENTS_LIMIT)) {
       return this.sendError(reply, 400, `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}`);
     }
     const afterId = after === undefined ? 0 : Number(after);
@@ -189,7 +207,7 @@ export class DurableHttpRoutes {
       return NON_NEGATIVE_INTEGER.test(header) ? Number(header) : { invalid: `Last-Event-ID must be a non-negative integer, got ${JSON.stringify(header.slice(0, 40))}` };
     }
     const query = single(request.query.last_event_id);
-    if (query === null) return { invalid: 'last_event_id was given more than once' };
+    if (query === null) return { invalid: givenTwice('last_event_id') };
     if (query === undefined || query === '') return 0;
     return NON_NEGATIVE_INTEGER.test(query) ? Number(query) : { invalid: `last_event_id must be a non-negative integer, got ${JSON.stringify(query.slice(0, 40))}` };
   }
@@ -203,6 +221,12 @@ export class DurableHttpRoutes {
       [RpcHeader.RequestId]: requestIdOf(request),
       [RpcHeader.StreamId]: id,
     };
+  }
+
+  /** `405` with `Allow`, in these routes' error shape. */
+  protected notAllowed(allow: string) {
+    const message = `Method not allowed: use ${allow.replace(', ', ' or ')}`;
+    return (_request: FastifyRequest, reply: FastifyReply): void => this.sendError(reply.header('allow', allow), 405, message);
   }
 
   protected sendError(reply: FastifyReply, status: number, message: string): void {

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
 import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
+import type { JsonRpcRateLimitOptions } from './rate-limit-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -80,6 +81,12 @@ export interface JsonRpcModuleOptions {
   exceptionMapper?: Type<RpcExceptionMapper>;
   /** Bounds on slow and oversize clients: lingering close after an early 413, stalled stream readers. See docs/limits.md. */
   limits?: JsonRpcLimitsOptions;
+  /**
+   * The rate limit of every method without its own `@RpcRateLimit` (and not lifted by
+   * `@SkipThrottle({ rpc: true })`): `{ limit, interval, scope?, blockDuration? }`, counted per
+   * method exactly as if each carried `@RpcRateLimit` with these options. Default: none.
+   */
+  rateLimit?: JsonRpcRateLimitOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -116,6 +123,7 @@ export interface ResolvedJsonRpcOptions {
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
   readonly limits: ResolvedLimitsOptions;
+  readonly rateLimit: Readonly<JsonRpcRateLimitOptions> | undefined;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');

@@ -2,13 +2,14 @@ import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
 import { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { resolveDurableOptions } from './durable-options.js';
 import { LIMITS_KEYS, resolveLimitsOptions } from './limits-options.js';
+import { resolveRateLimitOptions } from './rate-limit-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
 import { OptionProblems } from './option-checks.js';
 import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'limits'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'limits', 'rateLimit'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -40,6 +41,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   problems.boolean('"params.rejectUnknown"', params.rejectUnknown);
   const durable = resolveDurableOptions(options.durable, problems);
   const limits = resolveLimitsOptions(section('limits', options.limits, LIMITS_KEYS), problems);
+  const rateLimit = resolveRateLimitOptions(options.rateLimit, problems);
   const exceptionMapper = options.exceptionMapper ?? RpcExceptionMapper;
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
@@ -58,6 +60,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     redis,
     exceptionMapper,
     limits,
+    rateLimit,
   });
 }
 

@@ -9,15 +9,15 @@ import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
 import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
 import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
 import type { OptionProblems } from '../options/option-checks.js';
+import { checkRateLimitShape, RATE_LIMIT_SCOPES } from '../options/rate-limit-options.js';
 
-const SCOPES = ['global', 'user', 'ip'];
+const SCOPES = RATE_LIMIT_SCOPES;
 
 const METHOD_OPTION_KEYS = [
   'roles', 'rolesMatch', 'allowPositional', 'rejectUnknown', 'deprecated', 'description',
   'summary', 'tags', 'params', 'result', 'errors', 'discoverable',
 ];
 const STREAM_OPTION_KEYS = ['format', 'durable', 'row'];
-const RATE_LIMIT_KEYS = ['limit', 'interval', 'scope', 'blockDuration'];
 const CACHE_KEYS = ['ttl', 'scope', 'tags'];
 const MCP_KEYS = ['name', 'title', 'description', 'annotations', 'format', 'enabled'];
 const MCP_ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
@@ -66,14 +66,8 @@ export function checkStreamOptions(options: RpcStreamOptions, where: string, pro
 }
 
 export function checkRateLimitOptions(options: RpcRateLimitOptions | undefined, where: string, problems: OptionProblems): void {
-  if (options === undefined) return;
-  if (!problems.object(`${where}: @RpcRateLimit options`, options, RATE_LIMIT_KEYS, (key) => `${where}: @RpcRateLimit has unknown option "${key}"`)) return;
-  problems.integer(`${where}: @RpcRateLimit "limit"`, options.limit, 1);
-  problems.positiveNumber(`${where}: @RpcRateLimit "interval"`, options.interval, ' of seconds');
-  problems.oneOf(`${where}: @RpcRateLimit "scope"`, options.scope, SCOPES);
-  if (options.blockDuration !== undefined && !(typeof options.blockDuration === 'number' && options.blockDuration >= 0)) {
-    problems.push(`${where}: @RpcRateLimit "blockDuration" must be a number of seconds >= 0`);
-  }
+  const label = (key?: string) => (key === undefined ? `${where}: @RpcRateLimit options` : `${where}: @RpcRateLimit "${key}"`);
+  checkRateLimitShape(options, label, (key) => `${where}: @RpcRateLimit has unknown option "${key}"`, problems);
 }
 
 export function checkCacheOptions(options: RpcCacheOptions | undefined, where: string, problems: OptionProblems): void {

@@ -9,6 +9,7 @@ import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options
 import { OptionProblems } from '../options/option-checks.js';
 import { ParamPlan } from '../params/param-plan.js';
 import { resolveEffectiveRoles } from '../security/effective-roles.js';
+import { effectiveRateLimit } from '../throttling/default-rate-limit.js';
 import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
 import { checkCacheOptions, checkMcpOptions, checkMethodOptions, checkRateLimitOptions, checkStreamOptions } from './method-option-checks.js';
 import { describeMethods, type RpcMethodDraft } from './method-schemas.js';
@@ -132,7 +133,7 @@ export class RpcMethodExplorer {
       roles: effective.roles,
       rolesMatch: effective.rolesMatch,
       rolesSource: effective.source,
-      rateLimit: rateLimit && !this.metadata.isThrottleSkipped(classRef, handler, RPC_THROTTLER_NAME) ? Object.freeze({ ...rateLimit }) : undefined,
+      rateLimit: effectiveRateLimit(rateLimit, this.options, this.metadata.isThrottleSkipped(classRef, handler, RPC_THROTTLER_NAME)),
       cache: cache ? Object.freeze({ ...cache, tags: cache.tags ? Object.freeze([...cache.tags]) : undefined }) : undefined,
       stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
       mcp: mcp ? Object.freeze({ ...mcp, annotations: mcp.annotations ? Object.freeze({ ...mcp.annotations }) : undefined }) : undefined,
