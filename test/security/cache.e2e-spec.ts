@@ -215,7 +215,10 @@ describe("@RpcCache with the app's CACHE_MANAGER", () => {
       const cache = t.app.get<Cache>(CACHE_MANAGER);
       expect((await t.rpc(call('price', { sku: 'A' }))).body.result).toEqual({ sku: 'A', run: 1 });
       expect((await t.rpc(call('price', { sku: 'A' }))).body.result).toEqual({ sku: 'A', run: 1 });
-      const key = 'nest-jsonrpc:c:"price""g"{"sku":"A"}:0.0.0.0';
+      // The key embeds the generations of all, the method, its tag and its params, each stored in the cache.
+      const generations = await cache.mget<string>(['*', 'm:"price"', 't:"prices"', 'p:"price"{"sku":"A"}'].map((n) => `nest-jsonrpc:gen:${n}`));
+      expect(generations.every((g) => typeof g === 'string')).toBe(true);
+      const key = `nest-jsonrpc:c:"price""g"{"sku":"A"}:${generations.join('.')}`;
       expect(await cache.get(key)).toBe('{"sku":"A","run":1}');
       await t.app.get(RpcCacheInvalidator).purgeTags(['prices']);
       expect((await t.rpc(call('price', { sku: 'A' }))).body.result).toEqual({ sku: 'A', run: 2 });

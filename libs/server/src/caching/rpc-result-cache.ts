@@ -72,6 +72,12 @@ export class RpcMethodCache {
   private readonly scopeOf: ScopeOf;
   private readonly ttlMs: number;
   private lastStoreErrorAt = 0;
+  /**
+   * Single flight: the pending answer of each key being filled right now. Calls for a key that is
+   * already being looked up or computed wait for that answer instead of running the handler
+   * again — once per key per process (instances sharing Redis each run it once; see docs).
+   */
+  private readonly flights = new Map<string, Promise<unknown>>();
 
   constructor(
     readonly method: string,
@@ -105,41 +111,72 @@ export class RpcMethodCache {
       hit = this.shared.store.get(key);
     } catch (error) {
       this.storeFailed(error);
-      return this.fill(undefined, run);
+      return this.fill(undefined, run, false);
     }
     if (typeof hit === 'string') return new RpcSerializedResult(hit);
-    if (hit === undefined) return this.fill(key, run);
-    return this.serveAsync(key, run, hit);
+    // A miss: the entry may be on its way (another call computing it), then that is the answer.
+    const flight = this.flights.get(key);
+    if (flight !== undefined) {
+      if (hit !== undefined) hit.then(undefined, () => undefined);
+      return flight;
+    }
+    if (hit === undefined) return this.fill(key, run, true);
+    return this.fly(key, this.lookUpAndFill(key, run, hit));
   }
 
   /** This call's entry key (reads the generations, so a purge is seen at once). */
   keyFor(ctx: RpcContext): string | Promise<string> {
     const hash = paramsHash(ctx.params);
     const head = `${this.keyHead}${JSON.stringify(this.scopeOf(ctx))}${hash}:`;
-    const generations = this.shared.generations.read(this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash));
+    const generations = this.shared.generations.read(this.fixedGenerations, RpcResultCache.paramsGeneration(this.method, hash), this.ttlMs);
     return typeof generations === 'string' ? head + generations : generations.then((g) => head + g);
   }
 
-  private async serveAsync(pendingKey: string | Promise<string>, run: () => unknown, pendingHit?: Promise<string | undefined>): Promise<unknown> {
-    let key: string | undefined;
+  /** The key came from a store: wait for it, then join the key's flight or start one. */
+  private async serveAsync(pendingKey: Promise<string>, run: () => unknown): Promise<unknown> {
+    let key: string;
     try {
       key = await pendingKey;
-      const hit = await (pendingHit ?? this.shared.store.get(key));
-      if (typeof hit === 'string') return new RpcSerializedResult(hit);
     } catch (error) {
       this.storeFailed(error);
-      key = undefined;
+      return this.fill(undefined, run, false);
     }
-    return this.fill(key, run);
+    return this.flights.get(key) ?? this.fly(key, this.lookUpAndFill(key, run));
   }
 
-  /** Runs the call and stores its JSON under `key` (none: the store failed, just answer). */
-  private fill(key: string | undefined, run: () => unknown): unknown {
+  private async lookUpAndFill(key: string, run: () => unknown, pendingHit?: Promise<string | undefined>): Promise<unknown> {
+    let hit: string | undefined;
+    try {
+      hit = await (pendingHit ?? this.shared.store.get(key));
+    } catch (error) {
+      this.storeFailed(error);
+      return this.fill(undefined, run, false);
+    }
+    if (typeof hit === 'string') return new RpcSerializedResult(hit);
+    return this.fill(key, run, false);
+  }
+
+  /**
+   * Runs the call and stores its JSON under `key` (none: the store failed, just answer). A call
+   * that answers later becomes the key's flight when `flying` (nothing else made one).
+   */
+  private fill(key: string | undefined, run: () => unknown, flying: boolean): unknown {
     const value = run();
     if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
-      return (value as Promise<unknown>).then((settled) => this.store(key, settled));
+      const answer = (value as Promise<unknown>).then((settled) => this.store(key, settled));
+      return flying && key !== undefined ? this.fly(key, answer) : answer;
     }
     return this.store(key, value);
+  }
+
+  /** Makes `answer` the flight of `key` until it settles (the entry is written by then). */
+  private fly(key: string, answer: Promise<unknown>): Promise<unknown> {
+    this.flights.set(key, answer);
+    const land = (): void => {
+      if (this.flights.get(key) === answer) this.flights.delete(key);
+    };
+    answer.then(land, land);
+    return answer;
   }
 
   private store(key: string | undefined, value: unknown): RpcSerializedResult | Promise<RpcSerializedResult> {
