@@ -10,7 +10,7 @@ import {
   type DurableStreamStatus,
   type DurableStreamSummary,
 } from '@nest-jsonrpc/protocol';
-import { bodyLimitOf } from '../http/json-body-parser.js';
+import { bodyBoundsOf } from '../http/json-body-parser.js';
 import { enforceBodyLimit } from '../http/early-answer.js';
 import { requestIdOf } from '../http/request-id.js';
 import { tooLargeError } from '../http/transport-errors.js';
@@ -87,7 +87,7 @@ export class DurableHttpRoutes {
     protected readonly options: ResolvedJsonRpcOptions,
     protected readonly logger: Logger,
   ) {
-    this.attachments = new SseAttachments(options.durable.keepAliveMs, logger);
+    this.attachments = new SseAttachments(options.durable.keepAliveMs, logger, options.limits.stalledWriteMs);
     this.sseHead = encodeSseRetry(options.durable.retryMs);
     this.tooLarge = tooLargeError(options.maxRequestSize);
     for (const route of ['list', 'attach', 'events', 'cancel', 'onError'] as const) this[route] = this[route].bind(this) as never;
@@ -102,7 +102,7 @@ export class DurableHttpRoutes {
     const base = this.options.durable.path;
     return (instance: FastifyInstance, _opts, done) => {
       // No route here reads a body, but one sent anyway is held to the same limit (and 413) as /rpc.
-      enforceBodyLimit(instance, bodyLimitOf(this.options.maxRequestSize));
+      enforceBodyLimit(instance, bodyBoundsOf(this.options, this.writer));
       instance.setErrorHandler(this.onError);
       instance.get(base, this.list);
       instance.get(`${base}/:id`, this.attach);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
 import { isTerminalEvent, sseEncoder, SSE_END_FRAME, SSE_KEEP_ALIVE, type DurableStreamEvent } from '@nest-jsonrpc/protocol';
+import { WriteStallTimer } from '../streaming/write-stall.js';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
 
 /**
@@ -26,12 +27,15 @@ export class SseAttachment implements DurableEventSink {
   /** Keep-alive ticks since something was last written (the `retry:` frame counts). */
   private idleTicks = 0;
   private subscription: DurableSubscription | undefined;
+  private readonly stall: WriteStallTimer;
 
   constructor(
     readonly res: ServerResponse,
     private readonly onClosed: (attachment: SseAttachment) => void,
     private readonly onFailed: (error: unknown, streamId: string | undefined) => void,
+    stalledWriteMs = 0,
   ) {
+    this.stall = new WriteStallTimer(res, stalledWriteMs);
     res.on('drain', this.onDrain);
     res.once('close', this.onClose);
   }
@@ -44,13 +48,18 @@ export class SseAttachment implements DurableEventSink {
     const res = this.res;
     if (res.writableEnded || res.destroyed) return false;
     this.idleTicks = 0;
-    return res.write(sseFrames(events));
+    if (res.write(sseFrames(events))) return true;
+    this.stall.blocked();
+    return false;
   }
 
   finish(error?: unknown): void {
     // On a store failure the response just ends (logged): the client reconnects with Last-Event-ID.
     if (error !== undefined) this.onFailed(error, this.subscription?.streamId);
-    if (!this.res.writableEnded) this.res.end();
+    if (!this.res.writableEnded) {
+      this.res.end();
+      this.stall.ended();
+    }
   }
 
   /**
@@ -72,10 +81,12 @@ export class SseAttachment implements DurableEventSink {
   }
 
   private readonly onDrain = (): void => {
+    this.stall.drained();
     this.subscription?.resume();
   };
 
   private readonly onClose = (): void => {
+    this.stall.drained();
     this.res.off('drain', this.onDrain);
     this.subscription?.close();
     this.onClosed(this);
@@ -96,6 +107,8 @@ export class SseAttachments {
   constructor(
     keepAliveMs: number,
     private readonly logger: Pick<Logger, 'warn'>,
+    /** A reader stalled this long is dropped (`WriteStallTimer`); 0 = never. */
+    private readonly stalledWriteMs = 0,
   ) {
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => {
@@ -110,7 +123,7 @@ export class SseAttachments {
   }
 
   open(res: ServerResponse): SseAttachment {
-    const attachment = new SseAttachment(res, this.remove, this.failed);
+    const attachment = new SseAttachment(res, this.remove, this.failed, this.stalledWriteMs);
     this.attachments.add(attachment);
     return attachment;
   }

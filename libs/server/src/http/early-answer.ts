@@ -56,20 +56,51 @@ export function installExpectContinue(fastify: FastifyInstance): void {
   });
 }
 
+/** What a route plugin holds its request bodies to. */
+export interface BodyBounds {
+  /** Largest body, in bytes (`bodyLimit`). */
+  readonly limit: number;
+  /** Longest time, in ms, from the request's arrival to its last body byte; 0 = none. */
+  readonly timeoutMs: number;
+  /** Answers a body that did not arrive in time (while its upload is still going on). */
+  onTimeout(request: FastifyRequest, reply: FastifyReply): void;
+}
+
 /**
- * The body-limit part of a route plugin: every route registered after it (in `instance`) gets
- * `bodyLimit`, and a declared `Content-Length` over it is refused before anything is read, with
- * Fastify's own `FST_ERR_CTP_BODY_TOO_LARGE` — so the plugin's error handler answers both cases,
- * declared and counted while reading (chunked), the same way.
+ * The body part of a route plugin: every route registered after it (in `instance`) gets
+ * `bounds.limit` as `bodyLimit`, and a declared `Content-Length` over it is refused before
+ * anything is read, with Fastify's own `FST_ERR_CTP_BODY_TOO_LARGE` — so the plugin's error
+ * handler answers both cases, declared and counted while reading (chunked), the same way.
+ *
+ * A body still arriving `bounds.timeoutMs` after the request did — a client trickling it, one
+ * byte a second — is answered by `bounds.onTimeout` (or, when its answer is already out, its
+ * connection closed). Fastify's `requestTimeout` would bound it too, but it defaults to off and is
+ * the app's server-wide setting; this one is the module's own, for its own routes.
  */
-export function enforceBodyLimit(instance: FastifyInstance, bodyLimit: number): void {
+export function enforceBodyLimit(instance: FastifyInstance, bounds: BodyBounds): void {
+  const { limit, timeoutMs } = bounds;
   instance.addHook('onRoute', (route) => {
-    route.bodyLimit ??= bodyLimit;
+    route.bodyLimit ??= limit;
   });
-  instance.addHook('onRequest', (request, _reply, done) => {
-    if (declaredLength(request) > bodyLimit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  instance.addHook('onRequest', (request, reply, done) => {
+    const length = declaredLength(request);
+    if (length > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    if (timeoutMs > 0 && (length > 0 || request.headers['transfer-encoding'] !== undefined)) watchBody(request, reply, bounds);
     done();
   });
+}
+
+function watchBody(request: FastifyRequest, reply: FastifyReply, bounds: BodyBounds): void {
+  const req = request.raw;
+  const timer = setTimeout(() => {
+    if (req.complete || req.destroyed) return;
+    if (reply.sent || reply.raw.headersSent) req.socket.destroy();
+    else bounds.onTimeout(request, reply);
+  }, bounds.timeoutMs);
+  timer.unref();
+  const clear = (): void => clearTimeout(timer);
+  req.once('end', clear);
+  req.once('close', clear);
 }
 
 /**

@@ -5,7 +5,7 @@ import { RpcHttpExchange } from '../context/rpc-context.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import type { RpcPipeline } from '../pipeline/rpc-pipeline.js';
-import { bodyLimitOf, registerJsonRpcBodyParser } from './json-body-parser.js';
+import { bodyBoundsOf, registerJsonRpcBodyParser } from './json-body-parser.js';
 import { NOT_JSON, parseJsonText } from './json-text.js';
 import { requestIdOf } from './request-id.js';
 import { RpcBatchDispatcher, type RpcItemAnswer } from './rpc-batch-dispatcher.js';
@@ -37,11 +37,11 @@ export class RpcHttpRoutes {
 
   plugin(): FastifyPluginCallback {
     const { options, writer, logger } = this;
-    const bodyLimit = bodyLimitOf(options.maxRequestSize);
+    const bounds = bodyBoundsOf(options, writer);
     return (instance: FastifyInstance, _opts, done) => {
-      registerJsonRpcBodyParser(instance, bodyLimit);
+      registerJsonRpcBodyParser(instance, bounds);
       instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'Request'));
-      instance.route({ method: 'POST', url: options.path, bodyLimit, handler: this.handle });
+      instance.route({ method: 'POST', url: options.path, bodyLimit: bounds.limit, handler: this.handle });
       instance.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url: options.path, handler: methodNotAllowed(writer, 'POST', 'use POST') });
       done();
     };

@@ -109,9 +109,16 @@ export class RpcReplyWriter {
    * Sent before the body was read, it closes the connection after a lingering read of the rest
    * of the upload (`early-answer.ts`), so a client still sending reads it.
    */
-  sendTransportError(request: FastifyRequest, reply: FastifyReply, status: number, error: RpcErrorObject, headers?: Record<string, string>): void {
+  sendTransportError(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    error: RpcErrorObject,
+    headers?: Record<string, string>,
+    linger: Pick<ResolvedLimitsOptions, 'lingerMs' | 'lingerBytes'> = this.limits,
+  ): void {
     const all = { ...headers, [RpcHeader.RequestId]: requestIdOf(request), 'content-type': JSON_CONTENT_TYPE };
-    if (!request.raw.complete) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), this.limits);
+    if (!request.raw.complete) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), linger);
     reply.code(status).headers(all).send(serializeError(null, error));
   }
 

@@ -12,6 +12,12 @@ export interface JsonRpcLimitsOptions {
   /** ...and at most this many bytes of it; past that the connection closes. Default 16 MiB. */
   lingerBytes?: number;
   /**
+   * Milliseconds from a request's arrival to the last byte of its body, on the module's routes;
+   * a body still arriving then (a client trickling it) is answered 408 and its connection closed.
+   * 0 = no bound. Default 30000.
+   */
+  bodyTimeoutMs?: number;
+  /**
    * A stream response (live `POST <stream.path>` or a durable attach) whose client has not read
    * for this many milliseconds while the socket's buffer is full is closed (the durable stream runs
    * on; the client can resume). 0 = never. Default 30000.
@@ -22,20 +28,23 @@ export interface JsonRpcLimitsOptions {
 export interface ResolvedLimitsOptions {
   readonly lingerMs: number;
   readonly lingerBytes: number;
+  readonly bodyTimeoutMs: number;
   readonly stalledWriteMs: number;
 }
 
-export const LIMITS_KEYS = ['lingerMs', 'lingerBytes', 'stalledWriteMs'];
+export const LIMITS_KEYS = ['lingerMs', 'lingerBytes', 'bodyTimeoutMs', 'stalledWriteMs'];
 
-export const DEFAULT_LIMITS: ResolvedLimitsOptions = Object.freeze({ lingerMs: 5_000, lingerBytes: 16 * 1_048_576, stalledWriteMs: 30_000 });
+export const DEFAULT_LIMITS: ResolvedLimitsOptions = Object.freeze({ lingerMs: 5_000, lingerBytes: 16 * 1_048_576, bodyTimeoutMs: 30_000, stalledWriteMs: 30_000 });
 
 /** `o`: the `limits` section, its keys already checked. */
 export function resolveLimitsOptions(o: JsonRpcLimitsOptions, problems: OptionProblems): ResolvedLimitsOptions {
   const lingerMs = o.lingerMs ?? DEFAULT_LIMITS.lingerMs;
   const lingerBytes = o.lingerBytes ?? DEFAULT_LIMITS.lingerBytes;
+  const bodyTimeoutMs = o.bodyTimeoutMs ?? DEFAULT_LIMITS.bodyTimeoutMs;
   const stalledWriteMs = o.stalledWriteMs ?? DEFAULT_LIMITS.stalledWriteMs;
   problems.timerDelay('"limits.lingerMs"', lingerMs);
   problems.integer('"limits.lingerBytes"', lingerBytes, 0);
+  problems.timerDelay('"limits.bodyTimeoutMs"', bodyTimeoutMs);
   problems.timerDelay('"limits.stalledWriteMs"', stalledWriteMs);
-  return { lingerMs, lingerBytes, stalledWriteMs };
+  return { lingerMs, lingerBytes, bodyTimeoutMs, stalledWriteMs };
 }

@@ -20,7 +20,7 @@ import {
   type RpcId,
 } from '@nest-jsonrpc/protocol';
 import { RpcHttpExchange, type RpcContext } from '../context/rpc-context.js';
-import { bodyLimitOf, registerJsonRpcBodyParser } from '../http/json-body-parser.js';
+import { bodyBoundsOf, registerJsonRpcBodyParser } from '../http/json-body-parser.js';
 import { NOT_JSON, parseJsonText } from '../http/json-text.js';
 import { requestIdOf } from '../http/request-id.js';
 import { PARSE_ERROR } from '../http/rpc-http-routes.js';
@@ -74,6 +74,7 @@ export class RpcStreamRoutes {
         Object.freeze({
           encoder: frameEncoderFor(format)!,
           keepAliveMs: options.stream.keepAliveMs,
+          stalledWriteMs: options.limits.stalledWriteMs,
           toErrorObject: (error: unknown, method: string) => writer.errorOf(error, method),
           reportCleanupError: (error: unknown, method: string) =>
             logger.warn(`Stream producer of ${method} failed while stopping: ${error instanceof Error ? error.stack : String(error)}`),
@@ -86,12 +87,12 @@ export class RpcStreamRoutes {
 
   plugin(): FastifyPluginCallback {
     const { options, writer, logger } = this;
-    const bodyLimit = bodyLimitOf(options.maxRequestSize);
+    const bounds = bodyBoundsOf(options, writer);
     const path = options.stream.path;
     return (instance: FastifyInstance, _opts, done) => {
-      registerJsonRpcBodyParser(instance, bodyLimit);
+      registerJsonRpcBodyParser(instance, bounds);
       instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'Stream request'));
-      instance.route({ method: 'POST', url: path, bodyLimit, handler: this.handlePost });
+      instance.route({ method: 'POST', url: path, bodyLimit: bounds.limit, handler: this.handlePost });
       instance.route({ method: 'GET', url: path, exposeHeadRoute: false, handler: this.handleGet });
       instance.route({ method: ['PUT', 'PATCH', 'DELETE'], url: path, handler: methodNotAllowed(writer, 'GET, POST', 'use POST (or GET for SSE methods)') });
       // Open streams would keep `server.close()` waiting for ever: end them, telling the client why.

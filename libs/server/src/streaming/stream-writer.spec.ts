@@ -50,6 +50,7 @@ class CountingRows implements RowIterator {
 const config = (encoder = ndjsonEncoder, keepAliveMs = 0): StreamWriterConfig => ({
   encoder,
   keepAliveMs,
+  stalledWriteMs: 0,
   toErrorObject: (error: unknown): RpcErrorObject => ({ code: -32603, message: error instanceof Error ? error.message : 'Internal error' }),
   reportCleanupError: () => undefined,
 });

@@ -17,6 +17,7 @@
 import type { ServerResponse } from 'node:http';
 import { encodeErrorObject, serializeStreamRow, type RpcErrorObject, type SseEventFields, type StreamFrameEncoder } from '@nest-jsonrpc/protocol';
 import { stopRowIterator, type RowIterator } from '../pipeline/stream-source.js';
+import { WriteStallTimer } from './write-stall.js';
 
 /**
  * A row that is already JSON text and may carry SSE `id:`/`event:` fields (durable streams served
@@ -45,6 +46,8 @@ export interface StreamWriterConfig {
   readonly encoder: StreamFrameEncoder;
   /** 0 turns keep-alive comments off; formats without a keep-alive frame ignore it. */
   readonly keepAliveMs: number;
+  /** A client that has read nothing for this long while writes wait is dropped (`WriteStallTimer`); 0 = never. */
+  readonly stalledWriteMs: number;
   /** The error frame for what the producer threw (and where it gets logged). */
   toErrorObject(error: unknown, method: string): RpcErrorObject;
   /** A producer's `return()` that failed: nothing to tell the client, so it is only logged. */
@@ -84,6 +87,7 @@ export class StreamResponseWriter {
   private wake: (() => void) | undefined;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
+  private readonly stall: WriteStallTimer;
 
   constructor(
     private readonly res: ServerResponse,
@@ -98,6 +102,7 @@ export class StreamResponseWriter {
     this.onClose = this.onClose.bind(this);
     this.onKeepAlive = this.onKeepAlive.bind(this);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.stall = new WriteStallTimer(res, config.stalledWriteMs);
   }
 
   /** Settles when the stream has ended or been aborted; never rejects. */
@@ -214,12 +219,14 @@ export class StreamResponseWriter {
     if (!this.res.write(chunk)) {
       this.blocked = true;
       this.res.once('drain', this.onDrain);
+      this.stall.blocked();
     }
     this.keepAliveTimer?.refresh();
   }
 
   private onDrain(): void {
     this.blocked = false;
+    this.stall.drained();
     if (this.state === WriterState.Open) this.resume();
   }
 
@@ -236,6 +243,7 @@ export class StreamResponseWriter {
     const chunk = this.pending + lastFrames + this.config.encoder.epilogue;
     this.pending = '';
     this.res.end(chunk);
+    this.stall.ended();
     this.resume();
     this.resolveDone();
   }
@@ -248,6 +256,7 @@ export class StreamResponseWriter {
   private abort(): void {
     this.state = WriterState.Aborted;
     this.clearTimers();
+    this.stall.drained();
     this.pending = '';
     this.abortTarget.abort(new Error('Client disconnected'));
     if (!this.iteratorFinished) this.stopIterator();

@@ -1,0 +1,196 @@
+/**
+ * Issue 14 item 6: slow and hostile clients are bounded, and other clients are served meanwhile.
+ * - a body trickling one byte at a time: 408 after `limits.bodyTimeoutMs` (the module's own
+ *   bound: Fastify's `requestTimeout` did not cut such a body in our trials, see docs/limits.md);
+ * - headers trickling: Node's `headersTimeout` (set through `FastifyAdapter({ http })`);
+ * - a thousand idle connections: closed by Fastify's `connectionTimeout`;
+ * - a reader that stops reading a durable attach, or a live stream: dropped after
+ *   `limits.stalledWriteMs` (the live stream's producer is stopped; the durable stream runs on
+ *   and another client reads all of it).
+ * Timeouts are configured short here; docs/limits.md lists the defaults.
+ */
+import { connect, type Socket } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Injectable, Module, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { JsonRpcModule, MemoryStreamStore, RpcMethod, RpcStream, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
+import { eventually } from '../support/async.js';
+
+const PAD = 'x'.repeat(32 * 1024);
+const STREAMS: JsonRpcModuleOptions = { stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } };
+
+@Injectable()
+class SlowClientMethods {
+  static liveAborted = false;
+
+  @RpcMethod('echo')
+  echo(params: unknown) {
+    return params ?? null;
+  }
+
+  /** 1000 rows of 32 KiB (32 MiB): far more than socket buffers hold. */
+  @RpcMethod('big')
+  @RpcStream({ durable: true })
+  async *big() {
+    for (let i = 1; i <= 1000; i++) {
+      yield { i, pad: PAD };
+      await nextTurn();
+    }
+  }
+
+  /** Rows of 32 KiB for ever, until the client goes (or is dropped). */
+  @RpcMethod('endless')
+  @RpcStream()
+  async *endless(_params: unknown, ctx: RpcContext) {
+    try {
+      while (!ctx.signal.aborted) {
+        yield { pad: PAD };
+        await nextTurn();
+      }
+    } finally {
+      SlowClientMethods.liveAborted = ctx.signal.aborted;
+    }
+  }
+}
+
+interface App {
+  app: NestFastifyApplication;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+async function start(options: JsonRpcModuleOptions, adapterOptions: ConstructorParameters<typeof FastifyAdapter>[0] = {}): Promise<App> {
+  @Module({ imports: [JsonRpcModule.forRoot({ ...STREAMS, ...options })], providers: [SlowClientMethods] })
+  class SlowClientModule {}
+  const app = await NestFactory.create<NestFastifyApplication>(SlowClientModule as Type<unknown>, new FastifyAdapter(adapterOptions), { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+
+/** A raw connection: what it received, and when the server closed it. */
+function rawConnection(port: number) {
+  const socket: Socket = connect(port, '127.0.0.1');
+  const started = Date.now();
+  const state = { text: '', closedAfterMs: -1 };
+  socket.on('data', (chunk) => (state.text += chunk.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      state.closedAfterMs = Date.now() - started;
+      resolve();
+    }),
+  );
+  return { socket, state, closed };
+}
+
+/** Writes `text` one byte every `everyMs` while the socket is open. */
+function trickle(socket: Socket, text: string, everyMs: number): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (!socket.writable || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++]);
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+async function echo(url: string): Promise<unknown> {
+  const res = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"echo","params":[1],"id":1}' });
+  return res.json();
+}
+
+describe('slow and hostile clients are bounded', () => {
+  it('a body trickling one byte at a time: 408 after limits.bodyTimeoutMs, connection closed, others served meanwhile', async () => {
+    const t = await start({ limits: { bodyTimeoutMs: 500 } });
+    try {
+      const { socket, state, closed } = rawConnection(t.port);
+      socket.write('POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
+      trickle(socket, '{"jsonrpc":"2.0","method":"echo","params":["' + 'a'.repeat(900), 50);
+      expect(await echo(t.url)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
+      await closed;
+      expect(state.text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(state.text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(state.text.slice(state.text.indexOf('\r\n\r\n') + 4)).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the body did not arrive within 500 ms"},"id":null}',
+      );
+      // Answered at 500 ms and closed at once (no lingering for a client this slow); generous bounds.
+      expect(state.closedAfterMs).toBeGreaterThanOrEqual(500);
+      expect(state.closedAfterMs).toBeLessThan(4_000);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("headers trickling one byte at a time: Node's headersTimeout answers 408 and closes", async () => {
+    const t = await start({}, { http: { headersTimeout: 500, connectionsCheckingInterval: 100 } } as never);
+    try {
+      const { socket, state, closed } = rawConnection(t.port);
+      socket.write('POST /rpc HTTP/1.1\r\n');
+      trickle(socket, `X-Slow: ${'a'.repeat(1000)}`, 50);
+      expect(await echo(t.url)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
+      await closed;
+      expect(state.text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(state.closedAfterMs).toBeLessThan(15_000);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a thousand idle connections: closed by Fastify's connectionTimeout; a call is served among them", async () => {
+    const t = await start({}, { connectionTimeout: 1000 });
+    try {
+      const idle = Array.from({ length: 1000 }, () => rawConnection(t.port));
+      await Promise.all(idle.map(({ socket }) => new Promise<void>((resolve) => (socket.connecting ? socket.once('connect', () => resolve()) : resolve()))));
+      expect(await echo(t.url)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
+      await Promise.all(idle.map(({ closed }) => closed));
+      expect(Math.max(...idle.map(({ state }) => state.closedAfterMs))).toBeLessThan(20_000);
+      expect(t.app.getHttpServer().connections ?? 0).toBeLessThanOrEqual(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a stalled reader on a durable attach is dropped after limits.stalledWriteMs; another client reads the whole stream', async () => {
+    const t = await start({ limits: { stalledWriteMs: 500 } });
+    try {
+      const started = await (await fetch(`${t.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"big","id":1}' })).json();
+      const id = started.result.stream_id as string;
+      // The stalled reader: attaches, then never reads.
+      const stalled = rawConnection(t.port);
+      stalled.socket.write(`GET /rpc/streams/${id} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await eventually(() => stalled.state.text.includes('\r\n\r\n'), 10_000, 'the attach headers');
+      stalled.socket.pause();
+      // A healthy reader gets every event, through to the terminal one.
+      const healthy = await (await fetch(`${t.url}/rpc/streams/${id}`)).text();
+      expect(healthy).toContain('id: 1000\n');
+      expect(healthy).toMatch(/event: done\n/);
+      // Read what the stalled reader was sent before it was dropped: the server closed it long before the end.
+      stalled.socket.resume();
+      await stalled.closed;
+      expect(stalled.state.text).not.toMatch(/event: done\n/);
+      expect(stalled.state.text.length).toBeLessThan(healthy.length / 2);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a stalled reader of a live stream is dropped after limits.stalledWriteMs and its producer stopped", async () => {
+    const t = await start({ limits: { stalledWriteMs: 500 } });
+    SlowClientMethods.liveAborted = false;
+    try {
+      const body = '{"jsonrpc":"2.0","method":"endless","id":1}';
+      const stalled = rawConnection(t.port);
+      stalled.socket.write(`POST /rpc/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      await eventually(() => stalled.state.text.includes('\r\n\r\n'), 10_000, 'the stream headers');
+      stalled.socket.pause();
+      await eventually(() => SlowClientMethods.liveAborted, 15_000, 'the producer to be stopped');
+      expect(await echo(t.url)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
+      stalled.socket.destroy();
+    } finally {
+      await t.close();
+    }
+  });
+});
