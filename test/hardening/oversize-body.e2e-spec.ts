@@ -176,6 +176,13 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
     }
   });
 
+  it('answers to requests without a body keep the connection (405 is not an early answer)', async () => {
+    const res = await fetch(`${t.url}/rpc`, { method: 'GET' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('connection')).not.toBe('close');
+    await res.text();
+  });
+
   it('the server still serves every route after all that', async () => {
     expect((await t.rpc({ jsonrpc: '2.0', method: 'echo', params: [2], id: 2 })).body).toEqual({ jsonrpc: '2.0', result: [2], id: 2 });
     const stream = await t.post({ jsonrpc: '2.0', method: 'rows', id: 3 }, { path: '/rpc/stream' });

@@ -33,6 +33,16 @@ export function declaredLength(request: FastifyRequest): number {
 }
 
 /**
+ * Whether body bytes of `request` may still be on their way: it declared a body (a length, or
+ * chunked) that has not been read to its end. A request without a body is not complete yet while
+ * its route runs (Node marks it so right after), but has nothing more to send.
+ */
+export function bodyStillArriving(request: FastifyRequest): boolean {
+  if (request.raw.complete) return false;
+  return declaredLength(request) > 0 || request.headers['transfer-encoding'] !== undefined;
+}
+
+/**
  * Lets the route's body limit see `Expect: 100-continue` requests before their body is sent.
  * Installed once per server; routes outside this module get `100 Continue` as before, only later
  * (after routing) — and those whose own `bodyLimit` the declared length exceeds get Fastify's 413
@@ -123,7 +133,7 @@ export function sendEarlyAnswer(
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...headers, 'content-length': body.length, connection: 'close' });
   // Nothing more is coming: all read already, or a client told no `100 Continue` sends no body.
-  if (req.complete || req.destroyed || awaitingContinue.has(req) || limits.lingerMs === 0) {
+  if (!bodyStillArriving(request) || req.destroyed || awaitingContinue.has(req) || limits.lingerMs === 0) {
     res.end(body);
     return;
   }

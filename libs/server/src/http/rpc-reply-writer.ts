@@ -15,7 +15,7 @@ import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { DEFAULT_LIMITS, type ResolvedLimitsOptions } from '../options/limits-options.js';
-import { sendEarlyAnswer } from './early-answer.js';
+import { bodyStillArriving, sendEarlyAnswer } from './early-answer.js';
 import { requestIdOf } from './request-id.js';
 
 /**
@@ -118,7 +118,7 @@ export class RpcReplyWriter {
     linger: Pick<ResolvedLimitsOptions, 'lingerMs' | 'lingerBytes'> = this.limits,
   ): void {
     const all = { ...headers, [RpcHeader.RequestId]: requestIdOf(request), 'content-type': JSON_CONTENT_TYPE };
-    if (!request.raw.complete) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), linger);
+    if (bodyStillArriving(request)) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), linger);
     reply.code(status).headers(all).send(serializeError(null, error));
   }
 
