@@ -41,6 +41,30 @@ class OversizeModule {}
 })
 class BoundedLingerModule {}
 
+@Module({
+  imports: [JsonRpcModule.forRoot({ maxRequestSize: 1024, limits: { lingerMs: 60_000, lingerBytes: 256 * 1024 } })],
+})
+class ByteBoundedLingerModule {}
+
+/** A raw chunked upload that never stops (an HTTP client would stop once it read the 413). */
+function endlessUpload(port: number, started: number): Promise<{ head: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write('POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+    });
+    let head = '';
+    const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`;
+    const timer = setInterval(() => socket.writable && socket.write(chunk), 20);
+    socket.on('data', (c) => (head += c.toString()));
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearInterval(timer);
+      resolve({ head, closedAfterMs: Date.now() - started });
+    });
+    setTimeout(() => reject(new Error('still open after 20 s')), 20_000).unref();
+  });
+}
+
 const TOO_LARGE = { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: body exceeds 1048576 bytes' }, id: null };
 const STREAM_ID = '4b7a3c1e-9d2f-4e8a-b5c6-0123456789ab';
 const ROUTES: ReadonlyArray<{ method: string; path: string }> = [
@@ -151,26 +175,23 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
     const bounded = await startTestApp(BoundedLingerModule);
     try {
       const started = Date.now();
-      // A raw socket: an HTTP client would stop sending once it has read the 413.
-      const { head, closedAfterMs } = await new Promise<{ head: string; closedAfterMs: number }>((resolve, reject) => {
-        const socket = connect(Number(new URL(bounded.url).port), '127.0.0.1', () => {
-          socket.write('POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
-        });
-        let head = '';
-        const chunk = `4000\r\n${'a'.repeat(0x4000)}\r\n`;
-        const timer = setInterval(() => socket.writable && socket.write(chunk), 20);
-        socket.on('data', (c) => (head += c.toString()));
-        socket.on('error', () => undefined);
-        socket.once('close', () => {
-          clearInterval(timer);
-          resolve({ head, closedAfterMs: Date.now() - started });
-        });
-        setTimeout(() => reject(new Error('still open after 20 s')), 20_000).unref();
-      });
+      const { head, closedAfterMs } = await endlessUpload(Number(new URL(bounded.url).port), started);
       expect(head).toMatch(/^HTTP\/1\.1 413 /);
       // It lingered (read on after answering), then closed: 300 ms, generously bounded on a loaded machine.
       expect(closedAfterMs).toBeGreaterThanOrEqual(300);
       expect(closedAfterMs).toBeLessThan(10_000);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('the lingering is bounded in bytes too: past limits.lingerBytes the connection closes', async () => {
+    const bounded = await startTestApp(ByteBoundedLingerModule);
+    try {
+      const { head, closedAfterMs } = await endlessUpload(Number(new URL(bounded.url).port), Date.now());
+      expect(head).toMatch(/^HTTP\/1\.1 413 /);
+      // 256 KiB at 16 KiB per 20 ms is about 0.3 s; lingerMs (60 s) never comes into it.
+      expect(closedAfterMs).toBeLessThan(15_000);
     } finally {
       await bounded.close();
     }
