@@ -92,8 +92,9 @@ type Outcome = { status: number; connection: string | null; text: string } | { e
  * The clients run in a child process, as they do for users: with client and server on one event
  * loop the server reads each write as it happens and the race that loses the 413 never shows.
  */
-async function postFromAnotherProcess(url: string, method: string, mode: string): Promise<Outcome[]> {
-  const { stdout } = await execFileAsync(process.execPath, [CLIENT, url, method, mode, String(ATTEMPTS), String(FIVE_MB.length)], { maxBuffer: 16 * 1024 * 1024 });
+async function postFromAnotherProcess(url: string, method: string, mode: string, bytes = FIVE_MB.length, contentType = 'application/json'): Promise<Outcome[]> {
+  const args = [CLIENT, url, method, mode, String(ATTEMPTS), String(bytes), contentType];
+  const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout) as Outcome[];
 }
 
@@ -112,6 +113,12 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
       const wrong = outcomes.filter((o) => o.status !== 413 || o.connection !== 'close' || o.text !== JSON.stringify(TOO_LARGE));
       expect(wrong).toEqual([]);
     });
+  });
+
+  it(`the same for a 415 (900 KB of text/plain, within the limit, refused before it is read): ${ATTEMPTS} of ${ATTEMPTS} fetch posts read it`, async () => {
+    const outcomes = await postFromAnotherProcess(`${t.url}/rpc`, 'POST', 'fetch', 900 * 1024, 'text/plain');
+    const unsupported = '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: Content-Type must be application/json"},"id":null}';
+    expect(outcomes.filter((o) => o.status !== 415 || o.text !== unsupported)).toEqual([]);
   });
 
   it('Expect: 100-continue with an oversize length: 413 at once, no 100 Continue, no body sent', async () => {

@@ -2,22 +2,22 @@
  * A client in its own process (as users run them: the server's event loop is not the client's),
  * posting `count` bodies of `bytes` to `url`, one after the other, with Node's `fetch` or
  * `node:http` (declared Content-Length or chunked). Prints one JSON line: how each attempt ended.
- *   node post-oversize.mjs <url> <method> <fetch|http|http-chunked> <count> <bytes>
+ *   node post-oversize.mjs <url> <method> <fetch|http|http-chunked> <count> <bytes> [content-type]
  */
 import { request } from 'node:http';
 
-const [url, method, mode, countText, bytesText] = process.argv.slice(2);
+const [url, method, mode, countText, bytesText, contentType = 'application/json'] = process.argv.slice(2);
 const body = Buffer.alloc(Number(bytesText), 'a');
 body.write('{"jsonrpc":"2.0","method":"echo","id":1,"params":["');
 
 async function viaFetch() {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(url, { method, headers: { 'content-type': contentType }, body });
   return { status: res.status, connection: res.headers.get('connection'), text: await res.text() };
 }
 
 function viaHttp(chunked) {
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json' };
+    const headers = { 'content-type': contentType };
     if (chunked) headers['transfer-encoding'] = 'chunked';
     else headers['content-length'] = body.length;
     const req = request(url, { method, headers, agent: false }, (res) => {
