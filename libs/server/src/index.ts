@@ -15,6 +15,13 @@ export {
 } from './options/json-rpc-options.js';
 export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
 export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
+export type {
+  JsonRpcOpenRpcOptions,
+  JsonRpcOpenRpcInfo,
+  JsonRpcExplorerOptions,
+  ResolvedOpenRpcOptions,
+  ResolvedExplorerOptions,
+} from './options/openrpc-options.js';
 export * from './decorators/index.js';
 export * from './errors/index.js';
 export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-context.js';

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
+import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -77,6 +78,10 @@ export interface JsonRpcModuleOptions {
    * transport. Created with dependency injection (it may inject global providers).
    */
   exceptionMapper?: Type<RpcExceptionMapper>;
+  /** The OpenRPC document: `rpc.discover` on `path` and `GET <openrpc.path>`. Default off. */
+  openrpc?: JsonRpcOpenRpcOptions;
+  /** The browser explorer page on `GET <explorer.path>` (needs `openrpc`). Default off. */
+  explorer?: JsonRpcExplorerOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -112,6 +117,8 @@ export interface ResolvedJsonRpcOptions {
   readonly durable: ResolvedDurableOptions;
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
+  readonly openrpc: ResolvedOpenRpcOptions;
+  readonly explorer: ResolvedExplorerOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');
