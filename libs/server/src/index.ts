@@ -31,6 +31,20 @@ export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
 export { RpcPipeline, type RpcResolvedCall } from './pipeline/rpc-pipeline.js';
 export type { ParamViolation } from './params/param-violation.js';
 
+// Describing the API (issue 10): rpc.discover, the document's types, the GET route (subclassable).
+export { RPC_DISCOVER } from './openrpc/openrpc-discovery.js';
+export { OpenRpcHttpRoutes } from './openrpc/openrpc-http-routes.js';
+export { OPENRPC_DOCUMENT_CACHE_SIZE } from './openrpc/openrpc-documents.js';
+export type {
+  OpenRpcDocument,
+  OpenRpcMethod,
+  OpenRpcInfo,
+  OpenRpcServer,
+  OpenRpcError,
+  OpenRpcContentDescriptor,
+  OpenRpcStreamExtension,
+} from './openrpc/openrpc-document.js';
+
 // Durable streams: the stores, the runner, the producer's helpers.
 export * from './durable/index.js';
 export type {
@@ -52,6 +66,7 @@ export {
   RpcErrorCode,
   RpcErrorMessage,
   isRpcErrorCode,
+  isReservedMethodName,
   StreamFormat,
   encodeSseEvent,
   encodeSseRetry,

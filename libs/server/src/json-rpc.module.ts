@@ -13,6 +13,7 @@ import {
   type ResolvedJsonRpcOptions,
 } from './options/json-rpc-options.js';
 import { resolveJsonRpcOptions } from './options/resolve-options.js';
+import { OPENRPC_DISCOVERY_PROVIDER } from './openrpc/openrpc-discovery.js';
 import { RpcCallStepsFactory } from './pipeline/rpc-call-steps.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
 import { REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
@@ -52,6 +53,7 @@ const CORE_PROVIDERS: Provider[] = [
   DurableStreamRunner,
   DurableStreamAccess,
   JsonRpcServer,
+  OPENRPC_DISCOVERY_PROVIDER,
 ];
 
 /**
