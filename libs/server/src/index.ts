@@ -35,6 +35,7 @@ export type { ParamViolation } from './params/param-violation.js';
 export { RPC_DISCOVER } from './openrpc/openrpc-discovery.js';
 export { OpenRpcHttpRoutes } from './openrpc/openrpc-http-routes.js';
 export { OPENRPC_DOCUMENT_CACHE_SIZE } from './openrpc/openrpc-documents.js';
+export { ExplorerPageRoutes, EXPLORER_CONTENT_SECURITY_POLICY } from './explorer/explorer-page-routes.js';
 export type {
   OpenRpcDocument,
   OpenRpcMethod,

@@ -5,6 +5,7 @@ import { DurableHttpRoutes } from './durable/durable-http-routes.js';
 import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
+import { ExplorerPageRoutes } from './explorer/explorer-page-routes.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
@@ -68,6 +69,10 @@ export class JsonRpcServer implements OnModuleInit {
     if (options.openrpc.enabled) {
       void fastify.register(new OpenRpcHttpRoutes(pipeline, writer, options, logger).plugin());
       logger.log(`OpenRPC: rpc.discover on POST ${options.path}, GET ${options.openrpc.path}`);
+    }
+    if (options.explorer.enabled) {
+      void fastify.register(new ExplorerPageRoutes(options, logger).plugin());
+      logger.log(`Explorer on GET ${options.explorer.path}`);
     }
   }
 }
