@@ -12,7 +12,13 @@ import { UsersRpc } from './users/users.rpc.js';
 
 @Module({
   imports: [
-    JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true } }),
+    JsonRpcModule.forRoot({
+      stream: { enabled: true },
+      durable: { enabled: true },
+      // rpc.discover, GET /rpc/openrpc.json and the explorer page at GET /rpc/explorer.
+      openrpc: { enabled: true, info: { title: 'nest-jsonrpc demo', version: '0.1.0', description: 'Every example of the README, described.' } },
+      explorer: { enabled: true },
+    }),
     StreamingDemoModule,
     ClientPageModule,
     AccountModule,
