@@ -198,6 +198,22 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await page.fill('#headers', '');
   });
 
+  it('reloads the description with the typed headers: methods the credentials open appear', async () => {
+    expect(await page.$('[data-method="admin.reset"]')).toBeNull();
+    await page.fill('#headers', 'Authorization: Bearer admin');
+    await page.click('#reload-document');
+    await page.waitForSelector('[data-method="admin.reset"]');
+    expect(await page.inputValue('#headers')).toBe('Authorization: Bearer admin');
+    await open('admin.reset');
+    await page.click('#call');
+    await page.waitForFunction(() => document.getElementById('response')?.textContent?.includes('"result"'));
+    expect(JSON.parse(await text('#response')).result).toBe(true);
+    await page.fill('#headers', '');
+    await page.click('#reload-document');
+    await page.waitForFunction(() => document.body.dataset.reloaded === '2');
+    expect(await page.$('[data-method="admin.reset"]')).toBeNull();
+  });
+
   it('renders descriptions and results containing HTML as text', async () => {
     await open('notes.echo');
     expect(await text('#method-description')).toBe(`Answers ${HOSTILE_TEXT} too.`);

@@ -119,6 +119,12 @@ export class DescribeRpc {
     return { users: 42 };
   }
 
+  /** `roles: ['admin']`: listed only in the documents of callers with the role. */
+  @RpcMethod('admin.reset', { roles: ['admin'], summary: 'Resets the counters (admins)', tags: ['admin'], result: { type: 'boolean' } })
+  reset() {
+    return true;
+  }
+
   @RpcMethod('chat.stream', { summary: 'Streams a reply word by word', tags: ['streams'] })
   @RpcStream({ format: StreamFormat.Ndjson, row: ChatRow })
   async *chat(p: ChatDto, ctx: RpcContext) {
