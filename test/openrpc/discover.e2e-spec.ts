@@ -5,10 +5,10 @@
  * the same call, the caller is who the app's guards say, disabled means -32601 / 404, and the
  * reserved name is not the app's to register.
  */
-import { Injectable, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ForbiddenException, Injectable, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { IsInt, IsString, Min } from 'class-validator';
-import { JsonRpcModule, OPENRPC_DOCUMENT_CACHE_SIZE, RpcMethod, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { JsonRpcModule, OPENRPC_DOCUMENT_CACHE_SIZE, RpcMethod, RpcPipeline, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
 import { OpenRpcDiscovery } from '../../libs/server/src/openrpc/openrpc-discovery.js';
 import { validateOpenRpc } from '../../libs/server/src/openrpc/openrpc-validation.spec-support.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
@@ -53,6 +53,7 @@ class HeaderAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest();
     const role = request.headers['x-role'];
+    if (role === 'banned') throw new ForbiddenException('Banned');
     if (typeof role === 'string') request.user = { id: 'u1', roles: [role] };
     return true;
   }
@@ -146,6 +147,23 @@ describe('rpc.discover and GET /rpc/openrpc.json', () => {
     }
     const keeper = await (await fetch(`${t.url}/rpc/openrpc.json`, { headers: { 'x-role': 'keeper' } })).json();
     expect(keeper.methods.map((m: { name: string }) => m.name)).toContain('vault.open');
+  });
+
+  it('a caller the app\'s guards refuse gets -32001 on /rpc, and 403 with the error envelope on GET', async () => {
+    const headers = { 'x-role': 'banned' };
+    expect((await t.rpc(discover(), { headers })).body.error).toEqual({ code: -32001, message: 'Banned' });
+    const res = await fetch(`${t.url}/rpc/openrpc.json`, { headers });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Banned' }, id: null });
+  });
+
+  it('a transport that wants a value (a tool call) gets the document itself, the same as /rpc answers', async () => {
+    const { RpcHttpExchange } = await import('../../libs/server/src/context/rpc-context.js');
+    const pipeline = t.app.get(RpcPipeline);
+    const request = { headers: { host: new URL(t.url).host }, protocol: 'http', host: new URL(t.url).host, raw: {} } as never;
+    const exchange = new RpcHttpExchange(request, { raw: {} } as never, 'r1', undefined);
+    const value = await pipeline.run(pipeline.callOf('rpc.discover', undefined, exchange, 'tool')!);
+    expect(value).toEqual((await t.rpc(discover())).body.result);
   });
 
   it('servers[0].url follows the Host the request used; a Host unfit for a URL becomes localhost', async () => {

@@ -5,6 +5,7 @@ import { RpcCtx } from '../decorators/rpc-param.decorators.js';
 import { RpcMethod } from '../decorators/rpc-method.decorator.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
+import type { OpenRpcDocument } from './openrpc-document.js';
 import { OpenRpcDocuments } from './openrpc-documents.js';
 
 /** The service discovery method of the OpenRPC specification. */
@@ -37,9 +38,12 @@ export class OpenRpcDiscovery implements OnApplicationBootstrap {
     discoverable: false,
     summary: 'Returns the OpenRPC document of this API (the methods the caller may call)',
   })
-  discover(@RpcCtx() ctx: RpcContext): RpcSerializedResult {
+  discover(@RpcCtx() ctx: RpcContext): RpcSerializedResult | OpenRpcDocument {
     const documents = this.catalog();
-    return documents.forCaller(ctx.roles, documents.serverUrlOf(ctx.request));
+    const json = documents.forCaller(ctx.roles, documents.serverUrlOf(ctx.request));
+    // `/rpc` and the GET route splice the pre-serialised text into the answer; a transport that
+    // wants a value (an LLM tool, MCP) gets the document itself.
+    return ctx.transport === 'http' ? json : (JSON.parse(json.json) as OpenRpcDocument);
   }
 
   /** The per-caller documents (built on first use when the app never bootstrapped, e.g. in a test module). */

@@ -13,7 +13,8 @@ import { RPC_DISCOVER } from './openrpc-discovery.js';
  * `GET <openrpc.path>`: the same document `rpc.discover` answers the same caller — it *is* a
  * `rpc.discover` call through the pipeline (the app's guards decide who is calling, exactly as
  * on `POST <path>`). The body is the document itself; an error (a guard refusing) is an error
- * envelope with the status its code maps to. `Cache-Control: no-store`: it differs per caller.
+ * envelope with the status its code maps to (-32001: 403). `Cache-Control: no-store`: it differs
+ * per caller.
  */
 export class OpenRpcHttpRoutes {
   constructor(
@@ -46,7 +47,8 @@ export class OpenRpcHttpRoutes {
         text = value instanceof RpcSerializedResult ? value.json : JSON.stringify(value);
       } catch (error) {
         const rpcError: RpcErrorObject = this.writer.errorOf(error, RPC_DISCOVER);
-        status = httpStatusForCode(rpcError.code);
+        // A refused caller of a GET resource is 403, not the 400 a POST envelope maps -32001 to.
+        status = rpcError.code === RpcErrorCode.AccessDenied ? 403 : httpStatusForCode(rpcError.code);
         text = this.writer.error(exchange, null, rpcError, RPC_DISCOVER);
       }
     }
