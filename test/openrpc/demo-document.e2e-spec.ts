@@ -15,7 +15,10 @@ import { startDemoApp, type DemoApp } from './support/demo-app.js';
 const Ajv = AjvModule.default;
 const addFormats = formatsModule.default;
 
-/** Params of one real call per method (streams: enough rows to check, then stop). */
+/**
+ * Params of one real call per method (streams: enough rows to check, then stop). A new demo
+ * method needs a summary, tags, a result (or row) schema and an entry here.
+ */
 const SAMPLES: Record<string, { params?: unknown; rows?: number }> = {
   'math.add': { params: { a: 2, b: 3 } },
   'math.subtract': { params: [42, 23] },

@@ -86,7 +86,7 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`);
     const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
     expect(stdout).toBe(`Wrote ${join(dir, 'api.ts')}: ${document.methods.length} methods\n`);
-    expect(document.methods.length).toBe(17);
+    expect(document.methods.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['math.add', 'admin.stats', 'chat.stream', 'report.generate']));
     const fromUrl = await readFile(join(dir, 'api.ts'), 'utf8');
 
     await writeFile(join(dir, 'openrpc.json'), JSON.stringify(document));
