@@ -5,11 +5,13 @@
  * the same call, the caller is who the app's guards say, disabled means -32601 / 404, and the
  * reserved name is not the app's to register.
  */
-import { ForbiddenException, Injectable, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ForbiddenException, Injectable, Logger, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { IsInt, IsString, Min } from 'class-validator';
 import { JsonRpcModule, OPENRPC_DOCUMENT_CACHE_SIZE, RpcMethod, RpcPipeline, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { ExplorerPageRoutes, pageHtml } from '../../libs/server/src/explorer/explorer-page-routes.js';
 import { OpenRpcDiscovery } from '../../libs/server/src/openrpc/openrpc-discovery.js';
+import { resolveJsonRpcOptions } from '../../libs/server/src/options/resolve-options.js';
 import { validateOpenRpc } from '../../libs/server/src/openrpc/openrpc-validation.spec-support.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
@@ -220,6 +222,40 @@ describe('rpc.discover options', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('forRootAsync: the options decide when they are known', async () => {
+    @Module({
+      imports: [JsonRpcModule.forRootAsync({ useFactory: async () => ({ openrpc: { enabled: true, info: INFO } }) })],
+      providers: [Methods],
+    })
+    class AsyncModule {}
+    const t = await startTestApp(AsyncModule);
+    try {
+      expect((await t.rpc(discover())).body.result.methods.map((m: { name: string }) => m.name)).toEqual(['math.add']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the explorer at another path: its links point at its assets and at the document', async () => {
+    const t = await startTestApp(appWith({ openrpc: { enabled: true, info: INFO, path: '/api/openrpc.json' }, explorer: { enabled: true, path: '/docs/api' } }, false));
+    try {
+      const html = await (await fetch(`${t.url}/docs/api`)).text();
+      expect(html).toContain('<meta name="openrpc-document" content="/api/openrpc.json" />');
+      expect(html).toContain('href="/docs/api/explorer.css"');
+      expect(html).toContain('src="/docs/api/explorer.js"');
+      expect((await fetch(`${t.url}/docs/api/explorer.js`)).status).toBe(200);
+      expect((await fetch(`${t.url}/rpc/explorer`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the explorer without its built page fails startup with a message', () => {
+    const options = resolveJsonRpcOptions({ openrpc: { enabled: true, info: INFO }, explorer: { enabled: true } });
+    expect(() => new ExplorerPageRoutes(options, new Logger(), '')).toThrow('the explorer page is not built');
+    expect(() => pageHtml('<html></html>', '/x', '/openrpc.json')).toThrow('the built explorer page has no');
   });
 
   it('the app cannot register a reserved rpc. name, whether OpenRPC is on or off', async () => {
