@@ -10,7 +10,7 @@ import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { AccountModule } from '../../apps/demo/src/account/account.module.js';
 import { AgentModule } from '../../apps/demo/src/agent/agent.module.js';
 import { ChatModel } from '../../apps/demo/src/llm/chat-model.js';
-import { offlineToolCalls } from '../../apps/demo/src/llm/offline-chat-provider.js';
+import { offlineToolCalls, type ChatCompletionRequest } from '../../apps/demo/src/llm/offline-chat-provider.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
 @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), AccountModule, AgentModule] })
@@ -56,7 +56,7 @@ describe('demo agent.ask (offline model, the app\'s own methods as tools)', () =
   const answerOf = (rows: any[]) => rows.filter((r) => typeof r.delta === 'string' && r.type === undefined).map((r) => r.delta).join('');
 
   it('the offline model picks tools from the prompt and takes "in <place>" as a string argument', () => {
-    const tools = [
+    const tools: ChatCompletionRequest['tools'] = [
       { function: { name: 'weather_get', parameters: { properties: { city: { type: 'string' } } } } },
       { function: { name: 'admin_stats', parameters: { properties: {} } } },
     ];
