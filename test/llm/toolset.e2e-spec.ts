@@ -23,6 +23,7 @@ import {
   type RpcContext,
 } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { openStream } from '../streaming/stream-client.js';
 import { startFakeProvider, type FakeProvider } from './support/fake-provider.js';
 
 class CityDto {
@@ -46,6 +47,9 @@ class HeaderUserGuard implements CanActivate {
 }
 
 const calls = { weather: 0, secret: 0, cached: 0 };
+
+/** What `slow.wait` saw: when it started, and when its signal aborted. */
+const slow: { started?: () => void; aborted?: (at: number) => void } = {};
 
 @Injectable()
 class ToolMethods {
@@ -83,6 +87,13 @@ class ToolMethods {
     throw new Error('db password is hunter2');
   }
 
+  @RpcMethod('slow.wait')
+  async slowWait(_p: unknown, ctx: RpcContext) {
+    slow.started?.();
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    slow.aborted?.(performance.now());
+  }
+
   @RpcMethod('ticks.count')
   @RpcStream()
   async *ticks(p: { n: number }) {
@@ -114,8 +125,8 @@ class ToolDriver {
   /** The tool loop against the fake provider (OpenAI chat), rows as NDJSON. */
   @RpcMethod('agent.run')
   @RpcStream()
-  run(p: { question: string }, ctx: RpcContext) {
-    const tools = this.toolset.tools(['weather.get', 'secret.read'], ctx);
+  run(p: { question: string; tools?: string[] }, ctx: RpcContext) {
+    const tools = this.toolset.tools(p.tools ?? ['weather.get', 'secret.read'], ctx);
     const provider = openAiChat({ apiKey: 'sk-test', baseUrl: `${providerUrl}/v1` });
     return toStreamRows(runToolLoop({ provider, request: { model: 'gpt-test', messages: [{ role: 'user', content: p.question }] }, tools, maxTurns: 3, signal: ctx.signal }));
   }
@@ -338,6 +349,17 @@ describe('RpcToolset over real HTTP', () => {
       expect(rows[2]).toEqual({ type: 'tool-result', id: 'call_0', name: 'weather_get', error: text });
       expect(fake.requests[1].json.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_0', content: text });
       expect(rows.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+    });
+
+    it('a client leaving /rpc/stream while a tool runs aborts the tool call\'s ctx.signal (the loop\'s signal reaches the method)', async () => {
+      fake.enqueue({ body: [toolTurn([{ name: 'slow_wait', args: {} }])] });
+      const started = new Promise<void>((resolve) => (slow.started = resolve));
+      const aborted = new Promise<number>((resolve) => (slow.aborted = resolve));
+      const s = await openStream(t.url, { body: { jsonrpc: '2.0', method: 'agent.run', params: { question: 'wait', tools: ['slow.wait'] }, id: 1 } });
+      await started;
+      const leftAt = performance.now();
+      s.destroy();
+      expect((await aborted) - leftAt).toBeLessThan(1000);
     });
   });
 });
