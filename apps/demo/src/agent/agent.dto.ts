@@ -1,0 +1,23 @@
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export class AgentAskDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2000)
+  question!: string;
+
+  /** Milliseconds between the offline model's words (ignored by real providers). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(2000)
+  delayMs?: number;
+}
+
+export class WeatherDto {
+  /** A city name, e.g. "Porto". */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(80)
+  city!: string;
+}
