@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { AccountModule } from './account/account.module.js';
+import { AgentModule } from './agent/agent.module.js';
 import { BillingRpc } from './billing/billing.rpc.js';
 import { ClientPageModule } from './client-page/client-page.module.js';
 import { LegacyRpc } from './legacy/legacy.rpc.js';
@@ -22,6 +23,7 @@ import { UsersRpc } from './users/users.rpc.js';
     StreamingDemoModule,
     ClientPageModule,
     AccountModule,
+    AgentModule,
   ],
   providers: [MathRpc, UsersRpc, BillingRpc, LegacyRpc, ReportsRpc, DurableRoutesIdentity],
 })

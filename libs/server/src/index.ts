@@ -111,4 +111,7 @@ export { RpcRedisThrottlerStorage } from './throttling/rpc-redis-throttler.stora
 export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
 export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';
 
+// The app's own methods as LLM tools (issue 12).
+export * from './toolset/index.js';
+
 export * from './deprecated-aliases.js';

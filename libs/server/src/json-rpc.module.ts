@@ -20,6 +20,7 @@ import { REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import { RpcRateLimiters } from './throttling/rpc-rate-limiters.js';
+import { RpcToolset } from './toolset/rpc-toolset.js';
 
 /** `forRootAsync`: exactly one of `useFactory`, `useClass` or `useExisting`, as `ThrottlerModule.forRootAsync`. */
 export interface JsonRpcModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -54,6 +55,7 @@ const CORE_PROVIDERS: Provider[] = [
   DurableStreamAccess,
   JsonRpcServer,
   OPENRPC_DISCOVERY_PROVIDER,
+  RpcToolset,
 ];
 
 /**
@@ -102,7 +104,7 @@ export class JsonRpcModule {
       global: true,
       imports: [DiscoveryModule, ...imports],
       providers: [...optionsProviders, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator, RpcToolset],
     };
   }
 }
