@@ -54,13 +54,16 @@ describeRedis('two instances sharing Redis', () => {
   });
 
   it('one limit across instances: 50 concurrent calls split over both, exactly 10 succeed', async () => {
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).rpc(call('limited', undefined, i))));
+    // The window opened with the first call; a loaded machine may take seconds to answer all 50.
+    const elapsed = Math.ceil((Date.now() - started) / 1000);
     expect(answers.filter((r) => r.body.result === 'ok')).toHaveLength(10);
     const denied = answers.filter((r) => r.body.error);
     expect(denied).toHaveLength(40);
     for (const d of denied) {
       expect(d.body.error.code).toBe(-32003);
-      expect(d.body.error.data.retryAfter).toBeGreaterThanOrEqual(59);
+      expect(d.body.error.data.retryAfter).toBeGreaterThanOrEqual(59 - elapsed);
       expect(d.body.error.data.retryAfter).toBeLessThanOrEqual(60);
       expect(Number(d.headers.get('retry-after'))).toBe(d.body.error.data.retryAfter);
     }
