@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
+import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
 import type { JsonRpcRateLimitOptions } from './rate-limit-options.js';
 
@@ -79,6 +80,10 @@ export interface JsonRpcModuleOptions {
    * transport. Created with dependency injection (it may inject global providers).
    */
   exceptionMapper?: Type<RpcExceptionMapper>;
+  /** The OpenRPC document: `rpc.discover` on `path` and `GET <openrpc.path>`. Default off. */
+  openrpc?: JsonRpcOpenRpcOptions;
+  /** The browser explorer page on `GET <explorer.path>` (needs `openrpc`). Default off. */
+  explorer?: JsonRpcExplorerOptions;
   /** Bounds on slow and oversize clients: lingering close after an early 413, stalled stream readers. See docs/limits.md. */
   limits?: JsonRpcLimitsOptions;
   /**
@@ -122,6 +127,8 @@ export interface ResolvedJsonRpcOptions {
   readonly durable: ResolvedDurableOptions;
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
+  readonly openrpc: ResolvedOpenRpcOptions;
+  readonly explorer: ResolvedExplorerOptions;
   readonly limits: ResolvedLimitsOptions;
   readonly rateLimit: Readonly<JsonRpcRateLimitOptions> | undefined;
 }

@@ -5,11 +5,12 @@ import { LIMITS_KEYS, resolveLimitsOptions } from './limits-options.js';
 import { resolveRateLimitOptions } from './rate-limit-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
 import { OptionProblems } from './option-checks.js';
+import { resolveOpenRpcOptions } from './openrpc-options.js';
 import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'limits', 'rateLimit'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'limits', 'rateLimit'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -46,6 +47,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
   }
+  const described = resolveOpenRpcOptions(options.openrpc, options.explorer, [path, ...(resolvedStream.enabled ? [resolvedStream.path] : []), ...(durable.enabled ? [durable.path] : [])], problems);
   if (problems.size) throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.list.join('\n  - ')}`);
   return deepFreeze({
     path,
@@ -59,6 +61,8 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     durable,
     redis,
     exceptionMapper,
+    openrpc: described.openrpc,
+    explorer: described.explorer,
     limits,
     rateLimit,
   });
