@@ -11,7 +11,7 @@ import type { RpcAccessRule } from '../security/rpc-access-rule.js';
 export interface McpToolDescription {
   readonly name: string;
   readonly title?: string;
-  readonly description?: string;
+  readonly description: string;
   readonly inputSchema: JsonSchemaObject;
   readonly outputSchema?: JsonSchemaObject;
   readonly annotations?: Readonly<RpcMcpAnnotations>;
@@ -123,13 +123,14 @@ function describeTool(
   access: RpcAccessRule | undefined,
 ): McpToolEntry {
   const mcp = definition.mcp;
-  const description = mcp?.description ?? definition.options.description ?? definition.options.summary;
+  // Every tool gets a description: agents choose tools by it (and MCP's conformance runner asks for one).
+  const description = mcp?.description ?? definition.options.description ?? definition.options.summary ?? `Calls the JSON-RPC method "${definition.name}".`;
   const outputSchema = objectSchemaOf(definition.stream ? undefined : definition.schemas.result, components);
   const annotations = annotationsOf(definition);
   const tool: McpToolDescription = {
     name,
     ...(mcp?.title !== undefined && { title: mcp.title }),
-    ...(description !== undefined && { description }),
+    description,
     inputSchema: inputSchemaOf(definition.schemas.params.schema, components),
     ...(outputSchema && { outputSchema }),
     ...(annotations && { annotations }),
