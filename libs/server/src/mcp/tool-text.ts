@@ -5,8 +5,10 @@
  */
 import { RpcErrorCode } from '@nest-jsonrpc/protocol';
 import { encode as encodeToon } from '@toon-format/toon';
+import type { RpcMcpFormat } from '../decorators/rpc-mcp.decorator.js';
 
-export type McpTextFormat = 'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon';
+/** `'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon'`: the decorator's `format` type, one definition. */
+export type McpTextFormat = RpcMcpFormat;
 
 /** Every format, in the order error messages list them. */
 export const MCP_TEXT_FORMATS: readonly McpTextFormat[] = Object.freeze(['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const);
