@@ -1,0 +1,228 @@
+/**
+ * `mcp` (issue 11 item 7): a stateless MCP `tools/call` of an `echo` tool through our `POST /mcp`
+ * (bench/apps/mcp-app.ts) against the same tool in `@rekog/mcp-nest` 2 (bench/apps/mcp-nest-app.ts),
+ * both on Nest 12 + FastifyAdapter, for both protocol eras:
+ * - 2025 era: the request the official SDK 1.x client (`@modelcontextprotocol/sdk`) sends for a
+ *   `tools/call` after its `initialize` (`MCP-Protocol-Version: 2025-11-25`, no session id);
+ * - 2026 era: the request the SDK 2 client (`@modelcontextprotocol/client`, version negotiation
+ *   `auto`) sends once it negotiated `2026-07-28` (`Mcp-Method` / `Mcp-Name` headers, `_meta`
+ *   envelope in the body).
+ * Each request is recorded from the real client's fetch (the client connects and calls `echo`
+ * once against each server; its result is checked), then replayed with autocannon, every answer
+ * checked to carry the echoed `structuredContent`. A 2025-06-18 request is checked, not measured.
+ * Calls/s: 1 s slices alternating ours and mcp-nest (order flipped each pair), the median of the
+ * per-pair ratios (see pairedRounds). Server CPU per call: the server process's `cpuUsage()`
+ * (asked over IPC) across each slice / the calls answered in it. Goal: ours >= 2x mcp-nest's calls/s.
+ * Reference: the same `echo` over `POST /rpc` on our app (what one call costs without MCP).
+ * Until our endpoint exists (the `mcp` branch), our side is skipped LOUDLY and mcp-nest is measured alone.
+ */
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Client as SdkV2Client, StreamableHTTPClientTransport as SdkV2Transport } from '@modelcontextprotocol/client';
+import { Client as SdkV1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as SdkV1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { median, pairedRounds } from '../lib/harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, '..', 'dist');
+const CONNECTIONS = 16;
+const TEXT = 'hello from the bench';
+const ECHOED = `"structuredContent":{"text":${JSON.stringify(TEXT)}}`;
+
+function start(script) {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(dist, script), [], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 30_000);
+    child.once('message', (info) => {
+      clearTimeout(timer);
+      resolve({ child, url: `http://127.0.0.1:${info.port}` });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}`));
+    });
+  });
+}
+
+const stop = (server) => server && server.child.exitCode === null && server.child.kill('SIGKILL');
+
+/** The CPU time (µs) a server process has used so far, asked over IPC. */
+function serverCpu(server) {
+  return new Promise((resolve) => {
+    server.child.once('message', (m) => resolve(m.cpu.user + m.cpu.system));
+    server.child.send('cpu');
+  });
+}
+
+/** The protocol eras measured: how a real client of that era is made. */
+const ERAS = [
+  {
+    era: '2025-11-25',
+    label: '2025 era (SDK 1.x client, MCP-Protocol-Version 2025-11-25)',
+    connect: (url, fetch) => [new SdkV1Client({ name: 'bench', version: '1.0.0' }), new SdkV1Transport(new URL(url), { fetch })],
+  },
+  {
+    era: '2026-07-28',
+    label: '2026 era (SDK 2 client, negotiated 2026-07-28)',
+    connect: (url, fetch) => [
+      new SdkV2Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } }),
+      new SdkV2Transport(new URL(url), { fetch }),
+    ],
+  },
+];
+
+/**
+ * Connects a real client of `era` to `url`, calls `echo` once, checks the result, and returns the
+ * `tools/call` request it sent (headers and body), ready for replay.
+ */
+async function recordToolsCall(era, url) {
+  let recorded;
+  const recordingFetch = (input, init = {}) => {
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    if (body?.includes('"tools/call"')) {
+      const headers = Object.fromEntries(new globalThis.Headers(init.headers));
+      recorded = { headers, body };
+    }
+    return fetch(input, init);
+  };
+  const [client, transport] = era.connect(url, recordingFetch);
+  await client.connect(transport);
+  try {
+    const result = await client.callTool({ name: 'echo', arguments: { text: TEXT } });
+    if (result.isError || result.structuredContent?.text !== TEXT || JSON.parse(result.content[0].text).text !== TEXT) {
+      throw new Error(`${url} (${era.era}): unexpected tools/call result ${JSON.stringify(result)}`);
+    }
+  } finally {
+    await client.close();
+  }
+  if (!recorded) throw new Error(`${url} (${era.era}): the client sent no tools/call request`);
+  if (recorded.headers['mcp-protocol-version'] !== era.era) {
+    throw new Error(`${url}: the ${era.era} client sent MCP-Protocol-Version ${recorded.headers['mcp-protocol-version']}`);
+  }
+  return recorded;
+}
+
+/** Replays `request` once with fetch and checks the answer; returns it. */
+async function replayOnce(url, request) {
+  const res = await fetch(url, { method: 'POST', headers: request.headers, body: request.body });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes(ECHOED) || text.includes('"isError":true')) {
+    throw new Error(`${url}: replayed tools/call answered ${res.status} ${text.slice(0, 300)}`);
+  }
+  return text;
+}
+
+/** Calls/s of `request` replayed for `seconds`, and the server's CPU µs per answered call. */
+async function measure(server, path, request, seconds, verify = (body) => body.includes(ECHOED)) {
+  const cpuBefore = await serverCpu(server);
+  const result = await autocannon({
+    url: `${server.url}${path}`,
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+    duration: seconds,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    verifyBody: verify,
+  });
+  const cpu = (await serverCpu(server)) - cpuBefore;
+  if (result.non2xx || result.errors || result.mismatches) {
+    throw new Error(`${server.url}${path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.mismatches} unexpected bodies`);
+  }
+  const calls = result['2xx'];
+  return { rate: result.requests.average, cpuPerCall: calls ? cpu / calls : NaN };
+}
+
+async function startOurs() {
+  try {
+    const ours = await start('mcp-app.js');
+    await recordToolsCall(ERAS[0], `${ours.url}/mcp`);
+    return ours;
+  } catch (error) {
+    console.error(
+      '\n  !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' +
+        `  !! mcp: OUR POST /mcp IS NOT AVAILABLE (${error.message.split('\n')[0]}).\n` +
+        '  !! Our side is SKIPPED: only @rekog/mcp-nest is measured, no ratio, the goal is not judged.\n' +
+        '  !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n',
+    );
+    return null;
+  }
+}
+
+export default {
+  name: 'mcp',
+  /** @param {{rounds:number, quick:boolean}} ctx */
+  async run(ctx) {
+    const seconds = 1;
+    const pairs = ctx.quick ? 4 : ctx.rounds * 6;
+    const rows = [];
+    let mcpNest;
+    let ours;
+    try {
+      mcpNest = await start('mcp-nest-app.js');
+      ours = await startOurs();
+      const servers = { module: ours, baseline: mcpNest };
+      const sides = ours ? ['module', 'baseline'] : ['baseline'];
+
+      // Record each era's request from the real clients against both servers; replay-check every
+      // recorded request on both, and a 2025-06-18 variant of the 2025 one.
+      const requests = {};
+      for (const era of ERAS) {
+        for (const side of sides) {
+          const recorded = await recordToolsCall(era, `${servers[side].url}/mcp`);
+          requests[era.era] ??= recorded;
+        }
+        for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, requests[era.era]);
+      }
+      const older = { ...requests['2025-11-25'], headers: { ...requests['2025-11-25'].headers, 'mcp-protocol-version': '2025-06-18' } };
+      for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, older);
+      console.error(`  recorded requests:\n${ERAS.map((e) => `    ${e.era}: ${JSON.stringify(requests[e.era])}`).join('\n')}`);
+
+      // Warm-up (JIT, lazily built SDK pieces), every era on every side.
+      for (const era of ERAS) for (const side of sides) await measure(servers[side], '/mcp', requests[era.era], 2);
+
+      for (const era of ERAS) {
+        const cpu = { module: [], baseline: [] };
+        const slice = async (side) => {
+          const got = await measure(servers[side], '/mcp', requests[era.era], seconds);
+          cpu[side].push(got.cpuPerCall);
+          return got.rate;
+        };
+        if (ours) {
+          const { module: m, baseline: b, ratio } = await pairedRounds(pairs, slice, `mcp ${era.era}`);
+          rows.push(
+            { workload: `MCP tools/call echo, ${era.label}: ours vs @rekog/mcp-nest`, unit: 'calls/s', module: Math.round(m), baseline: Math.round(b), ratio, goal: '>= 2', met: ratio >= 2 },
+            { workload: `MCP tools/call echo, ${era.era}: server CPU per call (ours, mcp-nest)`, unit: 'µs', module: median(cpu.module), baseline: median(cpu.baseline), ratio: median(cpu.module) / median(cpu.baseline), goal: null, met: undefined },
+          );
+        } else {
+          const rates = [];
+          for (let i = 0; i < pairs; i++) rates.push(await slice('baseline'));
+          console.error(`  mcp ${era.era}: mcp-nest ${median(rates).toFixed(0)} calls/s, ${median(cpu.baseline).toFixed(0)} µs CPU per call (ours SKIPPED)`);
+          rows.push(
+            { workload: `MCP tools/call echo, ${era.label}: OURS SKIPPED (no /mcp) vs @rekog/mcp-nest`, unit: 'calls/s', module: null, baseline: Math.round(median(rates)), ratio: null, goal: '>= 2', met: false },
+            { workload: `MCP tools/call echo, ${era.era}: server CPU per call (mcp-nest only)`, unit: 'µs', module: null, baseline: median(cpu.baseline), ratio: null, goal: null, met: undefined },
+          );
+        }
+      }
+
+      if (ours) {
+        // Reference, not a goal: the same echo as a plain JSON-RPC call on our app.
+        const rpc = { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { text: TEXT }, id: 1 }) };
+        const rpcEchoed = `"result":{"text":${JSON.stringify(TEXT)}}`;
+        await measure(ours, '/rpc', rpc, 1, (body) => body.includes(rpcEchoed));
+        const got = [];
+        for (let i = 0; i < Math.max(3, pairs >> 1); i++) got.push(await measure(ours, '/rpc', rpc, seconds, (body) => body.includes(rpcEchoed)));
+        rows.push(
+          { workload: 'reference: the same echo over POST /rpc on our app', unit: 'calls/s', module: Math.round(median(got.map((g) => g.rate))), baseline: null, ratio: null, goal: null, met: undefined },
+          { workload: 'reference: the same echo over POST /rpc on our app, server CPU per call', unit: 'µs', module: median(got.map((g) => g.cpuPerCall)), baseline: null, ratio: null, goal: null, met: undefined },
+        );
+      }
+    } finally {
+      stop(mcpNest);
+      stop(ours);
+    }
+    return rows;
+  },
+};
