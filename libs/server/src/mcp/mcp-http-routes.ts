@@ -25,6 +25,7 @@ import { requestIdOf } from '../http/request-id.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import { methodNotAllowed, transportErrorHandler } from '../http/transport-errors.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { McpSharedServerTransport, type McpSharedCall } from './mcp-shared-server.js';
 import type { McpToolCatalog } from './mcp-tool-catalog.js';
 import type { McpRowListener, McpToolResult, McpToolRunner } from './mcp-tool-runner.js';
 
@@ -52,6 +53,9 @@ const HOST_REFUSED_CODE = -32000;
 export class McpHttpRoutes {
   protected readonly handler: McpHttpHandler;
   protected readonly legacyStreaming: LegacyHttpHandler;
+  /** The 2025-era hot path: one server, built once (see mcp-shared-server.ts). */
+  protected readonly shared = new McpSharedServerTransport();
+  private readonly sharedServer: Server;
   /** The exchange of each HTTP request the SDK is serving (its handlers see the web `Request`). */
   private readonly exchanges = new WeakMap<Request, RpcHttpExchange>();
   private readonly allowedHosts: string[];
@@ -73,6 +77,8 @@ export class McpHttpRoutes {
     const maxRequestBodySize = bodyLimitOf(options.maxRequestSize);
     this.handler = createMcpHandler((ctx) => this.serverFor(ctx), { onerror, maxRequestBodySize, legacy: 'reject' });
     this.legacyStreaming = legacyStatelessFallback((ctx) => this.serverFor(ctx), onerror, { maxRequestBodySize });
+    this.sharedServer = this.serverFor({ era: 'legacy' });
+    this.sharedServer.onerror = onerror;
   }
 
   plugin(): FastifyPluginCallback {
@@ -82,13 +88,13 @@ export class McpHttpRoutes {
     return (instance: FastifyInstance, _opts, done) => {
       registerJsonRpcBodyParser(instance, bodyLimit);
       instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'MCP request'));
+      this.sharedServer.connect(this.shared).then(() => done(), done);
       if (this.allowedHosts.length) instance.addHook('onRequest', this.checkHost);
       instance.route({ method: 'POST', url: path, bodyLimit, handler: this.handlePost });
       instance.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: path, exposeHeadRoute: false, handler: methodNotAllowed(writer, 'POST', 'this MCP endpoint is stateless: use POST') });
       instance.addHook('preClose', (hookDone) => {
-        this.handler.close().then(() => hookDone(), () => hookDone());
+        Promise.allSettled([this.handler.close(), this.sharedServer.close()]).then(() => hookDone());
       });
-      done();
     };
   }
 
@@ -104,6 +110,12 @@ export class McpHttpRoutes {
     const body = parseJsonText(request.body as string | undefined);
     if (body === NOT_JSON) return this.writer.sendTransportError(request, reply, 400, PARSE_ERROR);
     const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
+    if (this.shared.accepts(request, body)) {
+      const answer = await this.shared.call(body as McpSharedCall & Record<string, unknown>, exchange);
+      // What the SDK's stateless JSON transport answers: 200, application/json, the message.
+      await reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
+      return;
+    }
     const webRequest = await toWebRequest(request.raw, body, { signal: exchange.signal });
     this.exchanges.set(webRequest, exchange);
     const response = await this.fetch(webRequest, body);
@@ -140,7 +152,7 @@ export class McpHttpRoutes {
   }
 
   protected listTools(_request: unknown, ctx: ServerContext): { tools: never[] } {
-    const exchange = this.exchangeOf(ctx);
+    const { exchange } = this.callerOf(ctx);
     return { tools: this.catalog.list(exchange.roles) as never[] };
   }
 
@@ -149,7 +161,7 @@ export class McpHttpRoutes {
    * same protocol error (-32602), so a caller learns nothing about tools it may not call.
    */
   protected callTool(request: CallToolRequest, ctx: ServerContext): Promise<McpToolResult> {
-    const exchange = this.exchangeOf(ctx);
+    const { exchange, id } = this.callerOf(ctx);
     const { name, arguments: args, _meta } = request.params;
     const entry = this.catalog.find(name, exchange.roles);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -159,13 +171,16 @@ export class McpHttpRoutes {
         ? undefined
         : (progress, message) =>
             ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message !== undefined && { message }) } });
-    return this.runner.call(entry, args, exchange, { format: entry.format ?? this.options.mcp.defaultFormat, id: ctx.mcpReq.id, onRow });
+    return this.runner.call(entry, args, exchange, { format: entry.format ?? this.options.mcp.defaultFormat, id, onRow });
   }
 
-  private exchangeOf(ctx: ServerContext): RpcHttpExchange {
-    const exchange = ctx.http?.req && this.exchanges.get(ctx.http.req);
-    if (!exchange) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
-    return exchange;
+  /** Who is calling: the per-request path's web `Request` names the exchange; the shared path, its id. */
+  private callerOf(ctx: ServerContext): McpSharedCall {
+    const req = ctx.http?.req;
+    const exchange = req ? this.exchanges.get(req) : undefined;
+    const caller = exchange ? { exchange, id: ctx.mcpReq.id } : req ? undefined : this.shared.callOf(ctx.mcpReq.id);
+    if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    return caller;
   }
 }
 
