@@ -6,6 +6,7 @@ import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
+import { mountMcpRoutes } from './mcp/index.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
@@ -60,5 +61,6 @@ export class JsonRpcServer implements OnModuleInit {
       logger.log(`Streaming on POST/GET ${options.stream.path}`);
     }
     if (durable) void fastify.register(new DurableHttpRoutes(durable, this.durableAccess, writer, options, logger).plugin());
+    if (options.mcp.enabled) mountMcpRoutes(fastify, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable });
   }
 }

@@ -1,0 +1,143 @@
+import type { Logger } from '@nestjs/common';
+import { toWebRequest } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  validateHostHeader,
+  validateOriginHeader,
+  type CallToolRequest,
+  type McpHttpHandler,
+  type McpRequestContext,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
+import { RpcHttpExchange } from '../context/rpc-context.js';
+import { bodyLimitOf, registerJsonRpcBodyParser } from '../http/json-body-parser.js';
+import { NOT_JSON, parseJsonText } from '../http/json-text.js';
+import { requestIdOf } from '../http/request-id.js';
+import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
+import { methodNotAllowed, transportErrorHandler } from '../http/transport-errors.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { McpToolCatalog } from './mcp-tool-catalog.js';
+import type { McpRowListener, McpToolResult, McpToolRunner } from './mcp-tool-runner.js';
+
+const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error' });
+/** What the SDK's own DNS-rebinding guards answer (a JSON-RPC error with no id). */
+const HOST_REFUSED_CODE = -32000;
+
+/**
+ * `POST <mcp.path>`: MCP Streamable HTTP, stateless, served by the official SDK
+ * (`createMcpHandler`, both protocol eras: 2026-07-28 per-request envelopes and the 2025
+ * `initialize` handshake). The route lives in the app's Fastify instance, so its hooks run and
+ * the headers they set (CORS…) stay on the answer; the SDK's web `Response` is copied onto the
+ * Fastify reply. `GET`/`DELETE` (2025 session operations) answer 405: there are no sessions.
+ *
+ * The SDK asks for one server instance per request; ours is a bare low-level `Server` whose two
+ * handlers (and the tool list they answer) are built once, so an instance costs a few objects.
+ */
+export class McpHttpRoutes {
+  protected readonly handler: McpHttpHandler;
+  /** The exchange of each HTTP request the SDK is serving (its handlers see the web `Request`). */
+  private readonly exchanges = new WeakMap<Request, RpcHttpExchange>();
+  private readonly allowedHosts: string[];
+
+  constructor(
+    protected readonly catalog: McpToolCatalog,
+    protected readonly runner: McpToolRunner,
+    protected readonly writer: RpcReplyWriter,
+    protected readonly options: ResolvedJsonRpcOptions,
+    protected readonly logger: Logger,
+  ) {
+    this.allowedHosts = [...options.mcp.allowedHosts];
+    this.listTools = this.listTools.bind(this);
+    this.callTool = this.callTool.bind(this);
+    this.handlePost = this.handlePost.bind(this);
+    this.checkHost = this.checkHost.bind(this);
+    this.handler = createMcpHandler((ctx) => this.serverFor(ctx), {
+      onerror: (error) => this.logger.warn(`MCP: ${error.message}`),
+      // Fastify already read the body under `maxRequestSize`; the SDK gets it parsed.
+      maxRequestBodySize: bodyLimitOf(options.maxRequestSize),
+    });
+  }
+
+  plugin(): FastifyPluginCallback {
+    const { options, writer, logger } = this;
+    const path = options.mcp.path;
+    const bodyLimit = bodyLimitOf(options.maxRequestSize);
+    return (instance: FastifyInstance, _opts, done) => {
+      registerJsonRpcBodyParser(instance, bodyLimit);
+      instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'MCP request'));
+      if (this.allowedHosts.length) instance.addHook('onRequest', this.checkHost);
+      instance.route({ method: 'POST', url: path, bodyLimit, handler: this.handlePost });
+      instance.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: path, exposeHeadRoute: false, handler: methodNotAllowed(writer, 'POST', 'this MCP endpoint is stateless: use POST') });
+      instance.addHook('preClose', (hookDone) => {
+        this.handler.close().then(() => hookDone(), () => hookDone());
+      });
+      done();
+    };
+  }
+
+  /** DNS-rebinding protection: `Host`, and `Origin` when sent, must name an allowed host (the SDK's checks). */
+  protected checkHost(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const host = validateHostHeader(request.headers.host, this.allowedHosts);
+    const verdict = host.ok ? validateOriginHeader(request.headers.origin, this.allowedHosts) : host;
+    if (verdict.ok) return done();
+    this.writer.sendTransportError(request, reply, 403, { code: HOST_REFUSED_CODE, message: verdict.message });
+  }
+
+  protected async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const body = parseJsonText(request.body as string | undefined);
+    if (body === NOT_JSON) return this.writer.sendTransportError(request, reply, 400, PARSE_ERROR);
+    const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
+    const webRequest = await toWebRequest(request.raw, body, { signal: exchange.signal });
+    this.exchanges.set(webRequest, exchange);
+    const response = await this.handler.fetch(webRequest, { parsedBody: body });
+    reply.code(response.status);
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') reply.header(name, value);
+    });
+    const streamed = response.headers.get('content-type')?.startsWith('text/event-stream');
+    // A JSON answer is sent as text (one write); an SSE answer streams as the SDK produces it.
+    await reply.send(streamed ? response.body : await response.text());
+  }
+
+  /** The SDK's per-request server: handlers and tool list are shared, built once. */
+  protected serverFor(_ctx: McpRequestContext): Server {
+    const server = new Server({ name: this.options.mcp.name, version: this.options.mcp.version }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', this.listTools);
+    server.setRequestHandler('tools/call', this.callTool);
+    return server;
+  }
+
+  protected listTools(_request: unknown, ctx: ServerContext): { tools: never[] } {
+    const exchange = this.exchangeOf(ctx);
+    return { tools: this.catalog.list(exchange.roles) as never[] };
+  }
+
+  /**
+   * `tools/call`: an unknown tool, a hidden one and one whose roles the caller lacks all answer the
+   * same protocol error (-32602), so a caller learns nothing about tools it may not call.
+   */
+  protected callTool(request: CallToolRequest, ctx: ServerContext): Promise<McpToolResult> {
+    const exchange = this.exchangeOf(ctx);
+    const { name, arguments: args, _meta } = request.params;
+    const entry = this.catalog.find(name, exchange.roles);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const token = _meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
+    const onRow: McpRowListener | undefined =
+      token === undefined
+        ? undefined
+        : (progress, message) =>
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message !== undefined && { message }) } });
+    return this.runner.call(entry, args, exchange, { format: entry.format ?? this.options.mcp.defaultFormat, id: ctx.mcpReq.id, onRow });
+  }
+
+  private exchangeOf(ctx: ServerContext): RpcHttpExchange {
+    const exchange = ctx.http?.req && this.exchanges.get(ctx.http.req);
+    if (!exchange) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    return exchange;
+  }
+}
