@@ -186,28 +186,31 @@ export default {
     try {
       servers.mcpNest = await start('mcp-nest-app.js');
       servers.floor = await start('mcp-sdk-floor.js');
+      servers.once = await start('mcp-sdk-once.js');
       servers.ours = await startOurs();
       const sides = servers.ours ? ['ours', 'mcpNest', 'floor'] : ['mcpNest', 'floor'];
+      // The once-built SDK server is a 2025-era reference only (see bench/apps/mcp-sdk-once.ts).
+      const sidesOf = (era) => (era.era === '2025-11-25' ? [...sides, 'once'] : sides);
 
       // Record each era's request from the real clients against every server; replay-check every
       // recorded request on all of them, and a 2025-06-18 variant of the 2025 one.
       const requests = {};
       for (const era of ERAS) {
-        for (const side of sides) {
+        for (const side of sidesOf(era)) {
           const recorded = await recordToolsCall(era, `${servers[side].url}/mcp`);
           requests[era.era] ??= recorded;
         }
-        for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, requests[era.era]);
+        for (const side of sidesOf(era)) await replayOnce(`${servers[side].url}/mcp`, requests[era.era]);
       }
       const older = { ...requests['2025-11-25'], headers: { ...requests['2025-11-25'].headers, 'mcp-protocol-version': '2025-06-18' } };
-      for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, older);
+      for (const side of sidesOf(ERAS[0])) await replayOnce(`${servers[side].url}/mcp`, older);
       console.error(`  recorded requests:\n${ERAS.map((e) => `    ${e.era}: ${JSON.stringify(requests[e.era])}`).join('\n')}`);
 
       // Warm-up (JIT, lazily built SDK pieces), every era on every side.
-      for (const era of ERAS) for (const side of sides) await measure(servers[side], '/mcp', requests[era.era], 2);
+      for (const era of ERAS) for (const side of sidesOf(era)) await measure(servers[side], '/mcp', requests[era.era], 2);
 
       for (const era of ERAS) {
-        const r = await rotatedRounds(pairs, servers, sides, requests[era.era], `mcp ${era.era}`);
+        const r = await rotatedRounds(pairs, servers, sidesOf(era), requests[era.era], `mcp ${era.era}`);
         const nest = r.mcpNest;
         if (r.ours) {
           rows.push(
@@ -222,6 +225,12 @@ export default {
           { workload: `reference: bare SDK createMcpHandler on node:http (no Nest/Fastify), ${era.era}, vs mcp-nest`, unit: 'calls/s', module: Math.round(r.floor.rate), baseline: Math.round(nest.rate), ratio: r.floor.ratio, goal: null, met: undefined },
           { workload: `reference: bare SDK createMcpHandler, ${era.era}: server CPU per call (ratio = mcp-nest / SDK)`, unit: 'µs', module: r.floor.cpu, baseline: nest.cpu, ratio: nest.cpu / r.floor.cpu, goal: null, met: undefined },
         );
+        if (r.once) {
+          rows.push(
+            { workload: `reference: SDK Server built once + in-process transport on node:http, ${era.era}, vs mcp-nest`, unit: 'calls/s', module: Math.round(r.once.rate), baseline: Math.round(nest.rate), ratio: r.once.ratio, goal: null, met: undefined },
+            { workload: `reference: SDK Server built once, ${era.era}: server CPU per call (ratio = mcp-nest / it)`, unit: 'µs', module: r.once.cpu, baseline: nest.cpu, ratio: nest.cpu / r.once.cpu, goal: null, met: undefined },
+          );
+        }
       }
 
       if (servers.ours) {
