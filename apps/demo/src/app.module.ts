@@ -12,7 +12,12 @@ import { UsersRpc } from './users/users.rpc.js';
 
 @Module({
   imports: [
-    JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true } }),
+    JsonRpcModule.forRoot({
+      stream: { enabled: true },
+      durable: { enabled: true },
+      // MCP tools for agents on POST /mcp (the @RpcMcp methods), plus GET /mcp/tools and POST /mcp/call.
+      mcp: { enabled: true, rest: true, name: 'nest-jsonrpc-demo', version: '0.1.0' },
+    }),
     StreamingDemoModule,
     ClientPageModule,
     AccountModule,

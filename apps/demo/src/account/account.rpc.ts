@@ -4,6 +4,7 @@ import {
   RpcCache,
   RpcCacheInvalidator,
   RpcCtx,
+  RpcMcp,
   RpcMethod,
   RpcParams,
   RpcRateLimit,
@@ -31,6 +32,7 @@ export class AccountRpc {
   }
 
   @RpcMethod('account.me', { roles: ['user'], description: 'Who you are (needs the "user" role).' })
+  @RpcMcp({ title: 'Who am I' })
   me(@RpcCtx() ctx: RpcContext) {
     const user = ctx.user as DemoUser;
     return { id: user.id, roles: ctx.roles };
@@ -49,6 +51,7 @@ export class AccountRpc {
 
   @RpcMethod('reports.monthly', { roles: ['user'], description: 'An expensive report, cached 30 s for everyone.' })
   @RpcCache({ ttl: 30, tags: ['reports'] })
+  @RpcMcp({ title: 'Monthly report', format: 'markdown' })
   async monthly(@RpcParams() p: ReportDto) {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the expensive part
     return { month: p.month, total: 1234.5, generatedAt: new Date().toISOString(), run: ++this.reportRuns };

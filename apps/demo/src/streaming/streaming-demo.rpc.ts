@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
+import { RpcMcp, RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
 import { ChatModel } from '../llm/chat-model.js';
 import { ChatDto, DownloadDto, ExportDto, LogsTailDto } from './streaming-demo.dto.js';
 
@@ -21,6 +21,8 @@ export class StreamingDemoRpc {
    */
   @RpcMethod('chat.stream', { description: 'Streams a chat reply token by token (SSE), from a real LLM when a provider key is set.' })
   @RpcStream({ format: StreamFormat.Sse })
+  // As an MCP tool: each token is one notifications/progress (with a progressToken), the result the whole reply.
+  @RpcMcp({ title: 'Chat', format: 'plain' })
   async *chat(p: ChatDto, ctx: RpcContext) {
     let index = 0;
     // ctx.signal aborts the provider call: a closed tab closes the upstream connection at once.

@@ -81,7 +81,7 @@ export class McpHttpRoutes {
   }
 
   /** DNS-rebinding protection: `Host`, and `Origin` when sent, must name an allowed host (the SDK's checks). */
-  protected checkHost(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  checkHost(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     const host = validateHostHeader(request.headers.host, this.allowedHosts);
     const verdict = host.ok ? validateOriginHeader(request.headers.origin, this.allowedHosts) : host;
     if (verdict.ok) return done();

@@ -7,7 +7,7 @@ import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import type { RpcPipeline, RpcResolvedCall } from '../pipeline/rpc-pipeline.js';
 import { isPromiseLike, rowIteratorOf, stopRowIterator, unboxStreamSource } from '../pipeline/stream-source.js';
 import type { McpToolEntry } from './mcp-tool-catalog.js';
-import { renderToolErrorText, renderToolText } from './tool-text-stub.js';
+import { renderToolErrorText, renderToolText } from './tool-text.js';
 
 /** What a tool call answers (MCP's `CallToolResult`, and the body of `POST <path>/call`). */
 export interface McpToolResult {
