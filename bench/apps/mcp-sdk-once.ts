@@ -8,17 +8,9 @@
  * `createMcpHandler` does. 2025-era requests only: a 2026-07-28 exchange needs the SDK's per-request
  * era setup (negotiated version, envelope identity), which `createMcpHandler` does internally.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { classifyInboundRequest, Server, type CallToolRequest, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
-
-const tools = [
-  {
-    name: 'echo',
-    description: 'Returns its text',
-    inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } }, required: ['text'] },
-    outputSchema: { type: 'object' as const, properties: { text: { type: 'string' } }, required: ['text'] },
-  },
-];
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest, Server, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { callEcho, ECHO_TOOLS, listenBare } from './mcp-bench-support.js';
 
 /** Delivers each POSTed message to the one server and resolves with its response. */
 class OneServerTransport implements Transport {
@@ -49,11 +41,8 @@ class OneServerTransport implements Transport {
 }
 
 const server = new Server({ name: 'bench', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler('tools/list', () => ({ tools }));
-server.setRequestHandler('tools/call', (request: CallToolRequest) => {
-  const result = { text: String((request.params.arguments as { text?: unknown } | undefined)?.text) };
-  return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: result };
-});
+server.setRequestHandler('tools/list', () => ({ tools: ECHO_TOOLS }));
+server.setRequestHandler('tools/call', callEcho);
 const transport = new OneServerTransport();
 await server.connect(transport);
 
@@ -93,16 +82,4 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   res.end(text);
 }
 
-const http = createServer((req, res) => {
-  handle(req, res).catch(() => {
-    res.statusCode = 500;
-    res.end();
-  });
-});
-http.keepAliveTimeout = 72_000;
-http.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  process.send?.({ port: (http.address() as { port: number }).port });
-});
-process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
-});
+listenBare(handle);
