@@ -33,7 +33,7 @@ class EchoTools {
 
 // Typed loosely on purpose: the `mcp` section only exists once the `mcp` branch is merged, and the
 // bench must still compile (and report our side as skipped) before that.
-const options = { mcp: { enabled: true, defaultFormat: 'json' } } as JsonRpcModuleOptions;
+const options = { mcp: { enabled: true, defaultFormat: 'json', rest: true } } as JsonRpcModuleOptions;
 
 @Module({ imports: [JsonRpcModule.forRoot(options)], providers: [EchoTools] })
 class McpBenchModule {}

@@ -13,7 +13,8 @@
  * Calls/s: 1 s slices alternating ours and mcp-nest (order flipped each pair), the median of the
  * per-pair ratios (see pairedRounds). Server CPU per call: the server process's `cpuUsage()`
  * (asked over IPC) across each slice / the calls answered in it. Goal: ours >= 2x mcp-nest's calls/s.
- * Reference: the same `echo` over `POST /rpc` on our app (what one call costs without MCP).
+ * References on our app: the same `echo` over `POST /rpc` (one call without MCP), and the same tool
+ * call over the REST surface `POST /mcp/call` (our catalog, runner and pipeline without the SDK).
  * Until our endpoint exists (the `mcp` branch), our side is skipped LOUDLY and mcp-nest is measured alone.
  */
 import { fork } from 'node:child_process';
@@ -234,17 +235,32 @@ export default {
       }
 
       if (servers.ours) {
-        // Reference, not a goal: the same echo as a plain JSON-RPC call on our app.
-        const rpc = { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { text: TEXT }, id: 1 }) };
-        const rpcEchoed = `"result":{"text":${JSON.stringify(TEXT)}}`;
-        const verify = (body) => body.includes(rpcEchoed);
-        await measure(servers.ours, '/rpc', rpc, 1, verify);
-        const got = [];
-        for (let i = 0; i < Math.max(3, pairs >> 1); i++) got.push(await measure(servers.ours, '/rpc', rpc, 1, verify));
-        rows.push(
-          { workload: 'reference: the same echo over POST /rpc on our app', unit: 'calls/s', module: Math.round(median(got.map((g) => g.rate))), baseline: null, ratio: null, goal: null, met: undefined },
-          { workload: 'reference: the same echo over POST /rpc on our app, server CPU per call', unit: 'µs', module: median(got.map((g) => g.cpuPerCall)), baseline: null, ratio: null, goal: null, met: undefined },
-        );
+        // References, not goals, on our app: the same echo as a plain JSON-RPC call, and as a tool
+        // call through the REST surface (same catalog, runner and pipeline as /mcp, no SDK).
+        const references = [
+          {
+            label: 'the same echo over POST /rpc on our app',
+            path: '/rpc',
+            request: { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { text: TEXT }, id: 1 }) },
+            expected: `"result":{"text":${JSON.stringify(TEXT)}}`,
+          },
+          {
+            label: 'the same tool call over our REST POST /mcp/call (same runner and pipeline, no SDK)',
+            path: '/mcp/call',
+            request: { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'echo', arguments: { text: TEXT } }) },
+            expected: ECHOED,
+          },
+        ];
+        for (const { label, path, request, expected } of references) {
+          const verify = (body) => body.includes(expected);
+          await measure(servers.ours, path, request, 1, verify);
+          const got = [];
+          for (let i = 0; i < Math.max(3, pairs >> 1); i++) got.push(await measure(servers.ours, path, request, 1, verify));
+          rows.push(
+            { workload: `reference: ${label}`, unit: 'calls/s', module: Math.round(median(got.map((g) => g.rate))), baseline: null, ratio: null, goal: null, met: undefined },
+            { workload: `reference: ${label}, server CPU per call`, unit: 'µs', module: median(got.map((g) => g.cpuPerCall)), baseline: null, ratio: null, goal: null, met: undefined },
+          );
+        }
       }
     } finally {
       for (const server of Object.values(servers)) stop(server);
