@@ -4,6 +4,7 @@
  * live app: initialize, tools/list, ping and DNS-rebinding protection.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApp } from '../support/rpc-test-app.js';
@@ -27,6 +28,10 @@ describe('MCP conformance runner 0.1.13 against POST /mcp', () => {
     t = await startMcpApp();
   });
   afterAll(() => t.close());
+
+  it('runs the pinned 0.1.13 (later releases need Node 22)', () => {
+    expect(JSON.parse(readFileSync(join(root, 'node_modules/@modelcontextprotocol/conformance/package.json'), 'utf8')).version).toBe('0.1.13');
+  });
 
   it.each(['server-initialize', 'tools-list', 'ping', 'dns-rebinding-protection'])('passes %s', async (scenario) => {
     const { code, output } = await conformance(`${t.url}/mcp`, scenario);

@@ -63,7 +63,7 @@ describe.each<Flavour>(['v2 (2026-07-28)', 'v2 (2025)', 'v1'])('MCP over Streama
   it('lists the exposed tools an anonymous caller may call, with schemas, titles and annotations', async () => {
     const client = await connect(flavour, t.url);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['math.add', 'echo', 'limited.ping', 'chat.stream', 'numbers.stream', 'slow.stream', 'boom']);
+    expect(tools.map((tool) => tool.name)).toEqual(['math.add', 'echo', 'limited.ping', 'chat.stream', 'numbers.stream', 'slow.stream', 'boom', 'wrapped.value', 'domain.fail']);
     const add = tools.find((tool) => tool.name === 'math.add');
     expect(add).toMatchObject({
       title: 'Add',
@@ -105,6 +105,13 @@ describe.each<Flavour>(['v2 (2026-07-28)', 'v2 (2025)', 'v1'])('MCP over Streama
     expect(lines[0]).toBe('Error -32602: Invalid params');
     expect(lines.slice(1).sort()).toEqual(['  - a: a must be a number conforming to the specified constraints', '  - b: b must be a number conforming to the specified constraints']);
     expect(result.structuredContent.error).toMatchObject({ code: -32602, message: 'Invalid params' });
+    await client.close();
+  });
+
+  it('runs the method interceptors and exception filters', async () => {
+    const client = await connect(flavour, t.url);
+    expect(await client.call('wrapped.value', { text: 'x' })).toMatchObject({ content: [{ type: 'text', text: '{"wrapped":"x"}' }] });
+    expect(await client.call('domain.fail', {})).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error 4040: Domain: no such invoice' }] });
     await client.close();
   });
 

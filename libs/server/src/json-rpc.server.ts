@@ -6,7 +6,6 @@ import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
-import { mountMcpRoutes } from './mcp/index.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
@@ -40,7 +39,7 @@ export class JsonRpcServer implements OnModuleInit {
     return this.registryRef;
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const registry = (this.registryRef = this.explorer.explore());
     this.pipeline.init(registry);
     const adapter = this.adapterHost.httpAdapter;
@@ -61,6 +60,10 @@ export class JsonRpcServer implements OnModuleInit {
       logger.log(`Streaming on POST/GET ${options.stream.path}`);
     }
     if (durable) void fastify.register(new DurableHttpRoutes(durable, this.durableAccess, writer, options, logger).plugin());
-    if (options.mcp.enabled) mountMcpRoutes(fastify, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable });
+    if (options.mcp.enabled) {
+      // Loaded only when enabled: the MCP SDK (and zod) stay out of apps that do not serve MCP.
+      const { mountMcpRoutes } = await import('./mcp/index.js');
+      mountMcpRoutes(fastify, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable });
+    }
   }
 }

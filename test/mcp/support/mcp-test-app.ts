@@ -3,10 +3,24 @@
  * failing), a method that is not a tool, and a header identity (`x-user`, `x-roles`) set by an
  * `onRequest` hook, as on `/rpc`.
  */
-import { Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Catch,
+  Injectable,
+  Module,
+  UseFilters,
+  UseGuards,
+  UseInterceptors,
+  type ArgumentsHost,
+  type CallHandler,
+  type CanActivate,
+  type ExceptionFilter,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { map } from 'rxjs';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsNumber, IsString, Max, Min } from 'class-validator';
-import { JsonRpcModule, RpcCache, RpcMcp, RpcMethod, RpcRateLimit, RpcStream, getRpcContext, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
+import { JsonRpcModule, RpcCache, RpcException, RpcMcp, RpcMethod, RpcRateLimit, RpcStream, getRpcContext, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
 import { headerIdentity } from '../../security/security-apps.js';
 import { startTestApp, type TestApp } from '../../support/rpc-test-app.js';
 
@@ -36,6 +50,24 @@ export class RecordingGuard implements CanActivate {
     const rpc = getRpcContext(context)!;
     seen.push({ method: rpc.method, transport: rpc.transport, url: rpc.request.url });
     return true;
+  }
+}
+
+/** Wraps a result, as an app's response-shaping interceptor would. */
+@Injectable()
+export class WrapInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler) {
+    return next.handle().pipe(map((value) => ({ wrapped: value })));
+  }
+}
+
+export class DomainError extends Error {}
+
+/** Maps a domain error to an RPC error, as an app's exception filter would. */
+@Catch(DomainError)
+export class DomainErrorFilter implements ExceptionFilter {
+  catch(exception: DomainError, _host: ArgumentsHost) {
+    throw new RpcException(`Domain: ${exception.message}`, { code: 4040 });
   }
 }
 
@@ -111,6 +143,20 @@ export class Tools {
   @RpcMcp()
   boom(): never {
     throw new Error('secret database password in this message');
+  }
+
+  @RpcMethod('wrapped.value')
+  @RpcMcp()
+  @UseInterceptors(WrapInterceptor)
+  wrapped(p: EchoDto) {
+    return p.text;
+  }
+
+  @RpcMethod('domain.fail')
+  @RpcMcp()
+  @UseFilters(DomainErrorFilter)
+  domainFail(): never {
+    throw new DomainError('no such invoice');
   }
 
   @RpcMethod('internal.only')

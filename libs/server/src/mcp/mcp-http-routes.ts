@@ -2,12 +2,16 @@ import type { Logger } from '@nestjs/common';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
+  isLegacyRequest,
+  legacyStatelessFallback,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   validateHostHeader,
   validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
   type CallToolRequest,
+  type LegacyHttpHandler,
   type McpHttpHandler,
   type McpRequestContext,
   type ServerContext,
@@ -37,9 +41,17 @@ const HOST_REFUSED_CODE = -32000;
  *
  * The SDK asks for one server instance per request; ours is a bare low-level `Server` whose two
  * handlers (and the tool list they answer) are built once, so an instance costs a few objects.
+ *
+ * The composition is the SDK's documented hand-wired one (`isLegacyRequest` in front of a
+ * `legacy: 'reject'` handler): modern requests go to `createMcpHandler` (a JSON answer unless the
+ * call sends progress), 2025-era requests that asked for progress to the SDK's own
+ * `legacyStatelessFallback` (an SSE answer), and the other 2025-era requests to a stateless
+ * transport with `enableJsonResponse` — one JSON body instead of an SSE stream for the common
+ * call, which is what the SDK's fallback cannot be told to do.
  */
 export class McpHttpRoutes {
   protected readonly handler: McpHttpHandler;
+  protected readonly legacyStreaming: LegacyHttpHandler;
   /** The exchange of each HTTP request the SDK is serving (its handlers see the web `Request`). */
   private readonly exchanges = new WeakMap<Request, RpcHttpExchange>();
   private readonly allowedHosts: string[];
@@ -56,11 +68,11 @@ export class McpHttpRoutes {
     this.callTool = this.callTool.bind(this);
     this.handlePost = this.handlePost.bind(this);
     this.checkHost = this.checkHost.bind(this);
-    this.handler = createMcpHandler((ctx) => this.serverFor(ctx), {
-      onerror: (error) => this.logger.warn(`MCP: ${error.message}`),
-      // Fastify already read the body under `maxRequestSize`; the SDK gets it parsed.
-      maxRequestBodySize: bodyLimitOf(options.maxRequestSize),
-    });
+    const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
+    // Fastify already read the body under `maxRequestSize`; the SDK gets it parsed.
+    const maxRequestBodySize = bodyLimitOf(options.maxRequestSize);
+    this.handler = createMcpHandler((ctx) => this.serverFor(ctx), { onerror, maxRequestBodySize, legacy: 'reject' });
+    this.legacyStreaming = legacyStatelessFallback((ctx) => this.serverFor(ctx), onerror, { maxRequestBodySize });
   }
 
   plugin(): FastifyPluginCallback {
@@ -94,7 +106,7 @@ export class McpHttpRoutes {
     const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
     const webRequest = await toWebRequest(request.raw, body, { signal: exchange.signal });
     this.exchanges.set(webRequest, exchange);
-    const response = await this.handler.fetch(webRequest, { parsedBody: body });
+    const response = await this.fetch(webRequest, body);
     reply.code(response.status);
     response.headers.forEach((value, name) => {
       if (name !== 'content-length') reply.header(name, value);
@@ -102,6 +114,21 @@ export class McpHttpRoutes {
     const streamed = response.headers.get('content-type')?.startsWith('text/event-stream');
     // A JSON answer is sent as text (one write); an SSE answer streams as the SDK produces it.
     await reply.send(streamed ? response.body : await response.text());
+  }
+
+  /** One exchange through the SDK, by era (see the class comment). */
+  protected async fetch(webRequest: Request, body: unknown): Promise<Response> {
+    if (!(await isLegacyRequest(webRequest, body))) return this.handler.fetch(webRequest, { parsedBody: body });
+    if (asksForProgress(body)) return this.legacyStreaming(webRequest, { parsedBody: body });
+    const server = this.serverFor({ era: 'legacy', requestInfo: webRequest });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(webRequest, { parsedBody: body });
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
   }
 
   /** The SDK's per-request server: handlers and tool list are shared, built once. */
@@ -140,4 +167,11 @@ export class McpHttpRoutes {
     if (!exchange) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
     return exchange;
   }
+}
+
+/** A request (or a batch item) whose `_meta` carries a `progressToken`: its answer must stream. */
+function asksForProgress(body: unknown): boolean {
+  if (Array.isArray(body)) return body.some(asksForProgress);
+  const meta = (body as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+  return meta !== null && typeof meta === 'object' && meta.progressToken !== undefined;
 }
