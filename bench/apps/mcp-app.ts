@@ -10,6 +10,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { JsonRpcModule, RpcMcp, RpcMethod, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
 import { IsString } from 'class-validator';
+import { reportToRunner } from './mcp-bench-support.js';
 
 class EchoParams {
   @IsString()
@@ -32,14 +33,11 @@ class EchoTools {
 
 // Typed loosely on purpose: the `mcp` section only exists once the `mcp` branch is merged, and the
 // bench must still compile (and report our side as skipped) before that.
-const options = { mcp: { enabled: true, defaultFormat: 'json' } } as JsonRpcModuleOptions;
+const options = { mcp: { enabled: true, defaultFormat: 'json', rest: true } } as JsonRpcModuleOptions;
 
 @Module({ imports: [JsonRpcModule.forRoot(options)], providers: [EchoTools] })
 class McpBenchModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(McpBenchModule, new FastifyAdapter(), { logger: false, abortOnError: false });
 await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
-process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });
-process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
-});
+reportToRunner((app.getHttpServer().address() as { port: number }).port);

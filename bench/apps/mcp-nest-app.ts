@@ -11,6 +11,7 @@ import { Payload } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
 import { z } from 'zod';
+import { reportToRunner } from './mcp-bench-support.js';
 
 @McpController()
 class EchoTools {
@@ -35,7 +36,4 @@ mcp.setHttpAdapter(app.getHttpAdapter());
 app.connectMicroservice({ strategy: mcp }, { inheritAppConfig: true });
 await app.startAllMicroservices();
 await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
-process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });
-process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
-});
+reportToRunner((app.getHttpServer().address() as { port: number }).port);

@@ -13,7 +13,8 @@
  * Calls/s: 1 s slices alternating ours and mcp-nest (order flipped each pair), the median of the
  * per-pair ratios (see pairedRounds). Server CPU per call: the server process's `cpuUsage()`
  * (asked over IPC) across each slice / the calls answered in it. Goal: ours >= 2x mcp-nest's calls/s.
- * Reference: the same `echo` over `POST /rpc` on our app (what one call costs without MCP).
+ * References on our app: the same `echo` over `POST /rpc` (one call without MCP), and the same tool
+ * call over the REST surface `POST /mcp/call` (our catalog, runner and pipeline without the SDK).
  * Until our endpoint exists (the `mcp` branch), our side is skipped LOUDLY and mcp-nest is measured alone.
  */
 import { fork } from 'node:child_process';
@@ -23,7 +24,7 @@ import autocannon from 'autocannon';
 import { Client as SdkV2Client, StreamableHTTPClientTransport as SdkV2Transport } from '@modelcontextprotocol/client';
 import { Client as SdkV1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkV1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { median, pairedRounds } from '../lib/harness.mjs';
+import { median } from '../lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
@@ -151,77 +152,118 @@ async function startOurs() {
   }
 }
 
+/**
+ * `pairs` rounds of 1 s slices, one per side, the order rotated each round (the sides' positions
+ * cycle), so neighbours' load hits every side alike. Per round: each side's calls/s and server CPU
+ * per call. Returns per side the medians, and per round the rate ratios against mcp-nest.
+ */
+async function rotatedRounds(pairs, servers, sides, request, label) {
+  const got = Object.fromEntries(sides.map((side) => [side, { rates: [], cpu: [], ratios: [] }]));
+  for (let round = 0; round < pairs; round++) {
+    const order = sides.map((_, i) => sides[(i + round) % sides.length]);
+    if (round % 2) order.reverse();
+    const rate = {};
+    for (const side of order) {
+      const m = await measure(servers[side], '/mcp', request, 1);
+      rate[side] = m.rate;
+      got[side].rates.push(m.rate);
+      got[side].cpu.push(m.cpuPerCall);
+    }
+    for (const side of sides) got[side].ratios.push(rate[side] / rate.mcpNest);
+    console.error(`  ${label} round ${round + 1}: ${sides.map((side) => `${side} ${rate[side].toFixed(0)}/s ${got[side].cpu.at(-1).toFixed(0)} µs`).join(', ')}`);
+  }
+  return Object.fromEntries(
+    sides.map((side) => [side, { rate: median(got[side].rates), cpu: median(got[side].cpu), ratio: median(got[side].ratios) }]),
+  );
+}
+
 export default {
   name: 'mcp',
   /** @param {{rounds:number, quick:boolean}} ctx */
   async run(ctx) {
-    const seconds = 1;
     const pairs = ctx.quick ? 4 : ctx.rounds * 6;
     const rows = [];
-    let mcpNest;
-    let ours;
+    const servers = {};
     try {
-      mcpNest = await start('mcp-nest-app.js');
-      ours = await startOurs();
-      const servers = { module: ours, baseline: mcpNest };
-      const sides = ours ? ['module', 'baseline'] : ['baseline'];
+      servers.mcpNest = await start('mcp-nest-app.js');
+      servers.floor = await start('mcp-sdk-floor.js');
+      servers.once = await start('mcp-sdk-once.js');
+      servers.ours = await startOurs();
+      const sides = servers.ours ? ['ours', 'mcpNest', 'floor'] : ['mcpNest', 'floor'];
+      // The once-built SDK server is a 2025-era reference only (see bench/apps/mcp-sdk-once.ts).
+      const sidesOf = (era) => (era.era === '2025-11-25' ? [...sides, 'once'] : sides);
 
-      // Record each era's request from the real clients against both servers; replay-check every
-      // recorded request on both, and a 2025-06-18 variant of the 2025 one.
+      // Record each era's request from the real clients against every server; replay-check every
+      // recorded request on all of them, and a 2025-06-18 variant of the 2025 one.
       const requests = {};
       for (const era of ERAS) {
-        for (const side of sides) {
+        for (const side of sidesOf(era)) {
           const recorded = await recordToolsCall(era, `${servers[side].url}/mcp`);
           requests[era.era] ??= recorded;
         }
-        for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, requests[era.era]);
+        for (const side of sidesOf(era)) await replayOnce(`${servers[side].url}/mcp`, requests[era.era]);
       }
       const older = { ...requests['2025-11-25'], headers: { ...requests['2025-11-25'].headers, 'mcp-protocol-version': '2025-06-18' } };
-      for (const side of sides) await replayOnce(`${servers[side].url}/mcp`, older);
+      for (const side of sidesOf(ERAS[0])) await replayOnce(`${servers[side].url}/mcp`, older);
       console.error(`  recorded requests:\n${ERAS.map((e) => `    ${e.era}: ${JSON.stringify(requests[e.era])}`).join('\n')}`);
 
       // Warm-up (JIT, lazily built SDK pieces), every era on every side.
-      for (const era of ERAS) for (const side of sides) await measure(servers[side], '/mcp', requests[era.era], 2);
+      for (const era of ERAS) for (const side of sidesOf(era)) await measure(servers[side], '/mcp', requests[era.era], 2);
 
       for (const era of ERAS) {
-        const cpu = { module: [], baseline: [] };
-        const slice = async (side) => {
-          const got = await measure(servers[side], '/mcp', requests[era.era], seconds);
-          cpu[side].push(got.cpuPerCall);
-          return got.rate;
-        };
-        if (ours) {
-          const { module: m, baseline: b, ratio } = await pairedRounds(pairs, slice, `mcp ${era.era}`);
+        const r = await rotatedRounds(pairs, servers, sidesOf(era), requests[era.era], `mcp ${era.era}`);
+        const nest = r.mcpNest;
+        if (r.ours) {
           rows.push(
-            { workload: `MCP tools/call echo, ${era.label}: ours vs @rekog/mcp-nest`, unit: 'calls/s', module: Math.round(m), baseline: Math.round(b), ratio, goal: '>= 2', met: ratio >= 2 },
-            { workload: `MCP tools/call echo, ${era.era}: server CPU per call (ours, mcp-nest)`, unit: 'µs', module: median(cpu.module), baseline: median(cpu.baseline), ratio: median(cpu.module) / median(cpu.baseline), goal: null, met: undefined },
+            { workload: `MCP tools/call echo, ${era.label}: ours vs @rekog/mcp-nest`, unit: 'calls/s', module: Math.round(r.ours.rate), baseline: Math.round(nest.rate), ratio: r.ours.ratio, goal: '>= 2', met: r.ours.ratio >= 2 },
+            { workload: `MCP ${era.era}: server CPU per call, ours vs mcp-nest (ratio = mcp-nest / ours: calls per CPU-second)`, unit: 'µs', module: r.ours.cpu, baseline: nest.cpu, ratio: nest.cpu / r.ours.cpu, goal: null, met: undefined },
           );
         } else {
-          const rates = [];
-          for (let i = 0; i < pairs; i++) rates.push(await slice('baseline'));
-          console.error(`  mcp ${era.era}: mcp-nest ${median(rates).toFixed(0)} calls/s, ${median(cpu.baseline).toFixed(0)} µs CPU per call (ours SKIPPED)`);
+          rows.push({ workload: `MCP tools/call echo, ${era.label}: OURS SKIPPED (no /mcp) vs @rekog/mcp-nest`, unit: 'calls/s', module: null, baseline: Math.round(nest.rate), ratio: null, goal: '>= 2', met: false });
+          rows.push({ workload: `MCP ${era.era}: server CPU per call, mcp-nest only`, unit: 'µs', module: null, baseline: nest.cpu, ratio: null, goal: null, met: undefined });
+        }
+        rows.push(
+          { workload: `reference: bare SDK createMcpHandler on node:http (no Nest/Fastify), ${era.era}, vs mcp-nest`, unit: 'calls/s', module: Math.round(r.floor.rate), baseline: Math.round(nest.rate), ratio: r.floor.ratio, goal: null, met: undefined },
+          { workload: `reference: bare SDK createMcpHandler, ${era.era}: server CPU per call (ratio = mcp-nest / SDK)`, unit: 'µs', module: r.floor.cpu, baseline: nest.cpu, ratio: nest.cpu / r.floor.cpu, goal: null, met: undefined },
+        );
+        if (r.once) {
           rows.push(
-            { workload: `MCP tools/call echo, ${era.label}: OURS SKIPPED (no /mcp) vs @rekog/mcp-nest`, unit: 'calls/s', module: null, baseline: Math.round(median(rates)), ratio: null, goal: '>= 2', met: false },
-            { workload: `MCP tools/call echo, ${era.era}: server CPU per call (mcp-nest only)`, unit: 'µs', module: null, baseline: median(cpu.baseline), ratio: null, goal: null, met: undefined },
+            { workload: `reference: SDK Server built once + in-process transport on node:http, ${era.era}, vs mcp-nest`, unit: 'calls/s', module: Math.round(r.once.rate), baseline: Math.round(nest.rate), ratio: r.once.ratio, goal: null, met: undefined },
+            { workload: `reference: SDK Server built once, ${era.era}: server CPU per call (ratio = mcp-nest / it)`, unit: 'µs', module: r.once.cpu, baseline: nest.cpu, ratio: nest.cpu / r.once.cpu, goal: null, met: undefined },
           );
         }
       }
 
-      if (ours) {
-        // Reference, not a goal: the same echo as a plain JSON-RPC call on our app.
-        const rpc = { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { text: TEXT }, id: 1 }) };
-        const rpcEchoed = `"result":{"text":${JSON.stringify(TEXT)}}`;
-        await measure(ours, '/rpc', rpc, 1, (body) => body.includes(rpcEchoed));
-        const got = [];
-        for (let i = 0; i < Math.max(3, pairs >> 1); i++) got.push(await measure(ours, '/rpc', rpc, seconds, (body) => body.includes(rpcEchoed)));
-        rows.push(
-          { workload: 'reference: the same echo over POST /rpc on our app', unit: 'calls/s', module: Math.round(median(got.map((g) => g.rate))), baseline: null, ratio: null, goal: null, met: undefined },
-          { workload: 'reference: the same echo over POST /rpc on our app, server CPU per call', unit: 'µs', module: median(got.map((g) => g.cpuPerCall)), baseline: null, ratio: null, goal: null, met: undefined },
-        );
+      if (servers.ours) {
+        // References, not goals, on our app: the same echo as a plain JSON-RPC call, and as a tool
+        // call through the REST surface (same catalog, runner and pipeline as /mcp, no SDK).
+        const references = [
+          {
+            label: 'the same echo over POST /rpc on our app',
+            path: '/rpc',
+            request: { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { text: TEXT }, id: 1 }) },
+            expected: `"result":{"text":${JSON.stringify(TEXT)}}`,
+          },
+          {
+            label: 'the same tool call over our REST POST /mcp/call (same runner and pipeline, no SDK)',
+            path: '/mcp/call',
+            request: { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'echo', arguments: { text: TEXT } }) },
+            expected: ECHOED,
+          },
+        ];
+        for (const { label, path, request, expected } of references) {
+          const verify = (body) => body.includes(expected);
+          await measure(servers.ours, path, request, 1, verify);
+          const got = [];
+          for (let i = 0; i < Math.max(3, pairs >> 1); i++) got.push(await measure(servers.ours, path, request, 1, verify));
+          rows.push(
+            { workload: `reference: ${label}`, unit: 'calls/s', module: Math.round(median(got.map((g) => g.rate))), baseline: null, ratio: null, goal: null, met: undefined },
+            { workload: `reference: ${label}, server CPU per call`, unit: 'µs', module: median(got.map((g) => g.cpuPerCall)), baseline: null, ratio: null, goal: null, met: undefined },
+          );
+        }
       }
     } finally {
-      stop(mcpNest);
-      stop(ours);
+      for (const server of Object.values(servers)) stop(server);
     }
     return rows;
   },
