@@ -16,12 +16,12 @@ import { openSse } from './support/sse-client.js';
 const describeRedis = await describeWithRedis('the scaled-out durable stream tests');
 
 /*
- * Known flake, not yet understood: about one full `npm test` run in four, when this file runs late
- * in a worker that already ran other suites, an attach through the second instance ends right
- * after `retry:` and a cancel does not reach the first. It never fails alone or first. Retried
- * twice; the instances' logs are printed with the first failure so the cause can be found.
+ * No retries. Wave 1 retried this suite because an attach through the second instance sometimes
+ * ended right after `retry:`. The cause was in DurableSubscription: a live event heard while the
+ * subscription's first store read was in flight counted as "lost" when that read (begun before
+ * the commit) came back without it. Fixed in durable/durable-subscription.ts; the unit spec next
+ * to it reproduces the interleaving deterministically.
  */
-import.meta.jest.retryTimes(2, { logErrorsBeforeRetry: true });
 
 describeRedis('durable streams scaled out over Redis (two instances)', () => {
   const keyPrefix = `test:durable:${randomUUID()}:`;

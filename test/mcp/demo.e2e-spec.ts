@@ -57,6 +57,6 @@ describe('demo: MCP tools for agents', () => {
 
   it('answers the REST surface too', async () => {
     const res = await fetch(`${t.url}/mcp/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'math.add', arguments: { a: 1, b: 2 } }) });
-    expect(await res.json()).toEqual({ content: [{ type: 'text', text: '{"sum":3}' }] });
+    expect(await res.json()).toEqual({ content: [{ type: 'text', text: '{"sum":3}' }], structuredContent: { sum: 3 } });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The explorer page (built assets from libs/server/dist/explorer) in headless Chromium, against a
- * real Nest app: it lists methods by tag, calls, validates per field (in the page and from the
+ * The explorer page as the module serves it (`explorer: { enabled: true }`: GET /rpc/explorer and
+ * its assets from libs/server/dist/explorer, the document from GET /rpc/openrpc.json) in headless
+ * Chromium, against a real Nest app: it lists methods by tag, calls, validates per field (in the page and from the
  * server), sends a notification and a batch, passes typed headers, streams rows with Stop, runs
  * a durable stream (progress bar, detach, re-attach from the last event, cancel), and renders
  * hostile text as text. It also takes the screenshot docs/explorer.png (UPDATE_SCREENSHOTS=1 writes it there).
@@ -17,20 +18,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const ASSETS = join(ROOT, 'libs/server/dist/explorer');
 /** docs/explorer.png is rewritten only on request (UPDATE_SCREENSHOTS=1): a normal run leaves the tree clean. */
 const SCREENSHOT = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/explorer.png') : join(tmpdir(), `nest-jsonrpc-explorer-${process.pid}.png`);
-
-const ASSET_TYPES: Record<string, string> = { 'explorer.js': 'text/javascript; charset=utf-8', 'explorer.css': 'text/css; charset=utf-8' };
-
-/** Serves the built page as the module will: GET /rpc/explorer and its two assets, nothing else. */
-function serveExplorer(fastify: any): void {
-  fastify.get('/rpc/explorer', (_request: unknown, reply: any) => {
-    reply.header('content-type', 'text/html; charset=utf-8').send(readFileSync(join(ASSETS, 'index.html')));
-  });
-  fastify.get('/rpc/explorer/:asset', (request: any, reply: any) => {
-    const type = ASSET_TYPES[request.params.asset];
-    if (!type) return reply.code(404).send();
-    reply.header('content-type', type).send(readFileSync(join(ASSETS, request.params.asset)));
-  });
-}
 
 async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -49,7 +36,7 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
 
   beforeAll(async () => {
     if (!existsSync(join(ASSETS, 'explorer.js'))) throw new Error(`${ASSETS} is missing: run npm run build first`);
-    t = await startDescribeApp(serveExplorer);
+    t = await startDescribeApp();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -72,6 +59,24 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await page.waitForFunction((name) => document.getElementById('method-name')?.firstChild?.textContent === name, method);
   };
   const text = async (selector: string) => (await page.textContent(selector)) ?? '';
+
+  it('is served by the module: the page, its two assets with their types and CSP, nothing else', async () => {
+    const page = await fetch(`${t.url}/rpc/explorer`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).toContain('<meta name="openrpc-document" content="/rpc/openrpc.json" />');
+    expect(html).toContain('src="/rpc/explorer/explorer.js"');
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const [asset, type] of [['explorer.js', 'text/javascript; charset=utf-8'], ['explorer.css', 'text/css; charset=utf-8']]) {
+      const res = await fetch(`${t.url}/rpc/explorer/${asset}`);
+      expect([res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options')]).toEqual([200, type, 'nosniff']);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(ASSETS, asset)))).toBe(true);
+    }
+    expect((await fetch(`${t.url}/rpc/explorer/index.html`)).status).toBe(404);
+    expect((await fetch(`${t.url}/rpc/explorer/../../package.json`)).status).toBe(404);
+  });
 
   it('lists the methods by tag', async () => {
     const groups = await page.$$eval('nav section', (sections) =>
@@ -191,6 +196,22 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await page.click('#call');
     expect(await text('#header-errors')).toBe('line 1: expected "Name: value"');
     await page.fill('#headers', '');
+  });
+
+  it('reloads the description with the typed headers: methods the credentials open appear', async () => {
+    expect(await page.$('[data-method="admin.reset"]')).toBeNull();
+    await page.fill('#headers', 'Authorization: Bearer admin');
+    await page.click('#reload-document');
+    await page.waitForSelector('[data-method="admin.reset"]');
+    expect(await page.inputValue('#headers')).toBe('Authorization: Bearer admin');
+    await open('admin.reset');
+    await page.click('#call');
+    await page.waitForFunction(() => document.getElementById('response')?.textContent?.includes('"result"'));
+    expect(JSON.parse(await text('#response')).result).toBe(true);
+    await page.fill('#headers', '');
+    await page.click('#reload-document');
+    await page.waitForFunction(() => document.body.dataset.reloaded === '2');
+    expect(await page.$('[data-method="admin.reset"]')).toBeNull();
   });
 
   it('renders descriptions and results containing HTML as text', async () => {

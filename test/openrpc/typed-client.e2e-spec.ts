@@ -1,8 +1,9 @@
 /**
- * `nest-jsonrpc-client generate`: from a realistic OpenRPC document (built with the server's
- * builders for a real app), generate the typed API, type-check a consumer with tsc (including a
- * `@ts-expect-error` on a wrong param type, and a control file whose wrong call must fail), then
- * run the consumer against the app over real HTTP: a call, a stream, a durable stream.
+ * `nest-jsonrpc-client generate` against the demo (apps/demo as `npm start` wires it): generate
+ * the typed API from the demo's own `GET /rpc/openrpc.json` (with a user's `-H Authorization`,
+ * since the document lists what its caller may call), type-check a consumer with tsc (including
+ * `@ts-expect-error` on wrong param types, and a control file whose wrong call must fail), then
+ * run the consumer against the demo over real HTTP: calls, a stream, a durable stream.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,8 +14,7 @@ import { promisify } from 'node:util';
 import { JsonRpcClient } from '@nest-jsonrpc/client';
 import { generateClient, runCli } from '../../libs/client/src/codegen/index.js';
 import { validateOpenRpc } from '../../libs/server/src/openrpc/openrpc-validation.spec-support.js';
-import { startDescribeApp } from './support/describe-app.js';
-import type { TestApp } from '../support/rpc-test-app.js';
+import { startDemoApp, type DemoApp } from './support/demo-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -22,24 +22,23 @@ const BIN = join(ROOT, 'libs/client/dist/codegen/bin.js');
 
 const CONSUMER = `
 import { JsonRpcClient } from '@nest-jsonrpc/client';
-import { attachDurableStream, createRpcApi, type ChatStreamRow, type MathAddResult, type SumResult, type UserCreateResult } from './api.js';
+import { attachDurableStream, createRpcApi, type ChatStreamRow, type MathAddResult, type StatsResult, type SumResult, type UserUpdateResult } from './api.js';
 
-export async function useApi(url: string) {
-  const client = new JsonRpcClient({ url: url + '/rpc' });
+export async function useApi(url: string, authorization: string) {
+  const client = new JsonRpcClient({ url: url + '/rpc', headers: { authorization } });
   const api = createRpcApi(client);
   const sum: SumResult = await api.math.add({ a: 2, b: 3 });
   const alias: MathAddResult = sum;
   const difference: number = await api.math.subtract({ minuend: 42, subtrahend: 23 });
-  const user: UserCreateResult = await api.user.create({
-    name: 'Ada', email: 'ada@example.com', age: 36, role: 'editor', address: { city: 'London', zip: null },
-  });
-  const stream: AsyncIterable<ChatStreamRow> = api.chat.stream({ prompt: 'one two three', delayMs: 20 });
+  const user: UserUpdateResult = await api.user.update({ id: 7, email: 'ada@example.com', address: { city: 'London' } });
+  const stats: StatsResult = await api.admin.stats();
+  const stream: AsyncIterable<ChatStreamRow> = api.chat.stream({ prompt: 'hello there', delayMs: 0 });
   const rows: ChatStreamRow[] = [];
   for await (const row of stream) rows.push(row);
   const handle = await api.report.generate({ steps: 3, delayMs: 10 });
   const events: Array<[string, unknown]> = [];
   for await (const event of attachDurableStream(client, handle)) events.push([event.event, event.data]);
-  return { sum: alias, difference, user, rows, handle, events };
+  return { sum: alias, difference, user, stats, rows, handle, events };
 }
 
 export function typeErrorsOnly(api: ReturnType<typeof createRpcApi>) {
@@ -49,8 +48,10 @@ export function typeErrorsOnly(api: ReturnType<typeof createRpcApi>) {
   void api.math.add({ a: 2 });
   // @ts-expect-error no such method
   void api.math.multiply({ a: 2, b: 3 });
-  // @ts-expect-error role is 'reader' | 'editor'
-  void api.user.create({ name: 'Ada', email: 'a@b.co', age: 36, role: 'root', address: { city: 'London' } });
+  // @ts-expect-error the address is an AddressDto
+  void api.user.update({ id: 7, email: 'ada@example.com', address: 'London' });
+  // @ts-expect-error month is a string
+  void api.reports.monthly({ month: 202401 });
 }
 `;
 
@@ -63,11 +64,13 @@ export function wrong(api: ReturnType<typeof createRpcApi>) {
 `;
 
 describe('typed client generator (nest-jsonrpc-client generate)', () => {
-  let t: TestApp & { document: () => any };
+  let t: DemoApp;
+  let document: any;
   let dir: string;
 
   beforeAll(async () => {
-    t = await startDescribeApp();
+    t = await startDemoApp();
+    document = await (await fetch(`${t.url}/rpc/openrpc.json`, { headers: t.alice })).json();
     dir = await mkdtemp(join(tmpdir(), 'nest-jsonrpc-codegen-'));
   });
   afterAll(async () => {
@@ -76,16 +79,17 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
   });
 
   it('the source document is valid OpenRPC', () => {
-    expect(validateOpenRpc(t.document())).toBe(true);
+    expect(validateOpenRpc(document)).toBe(true);
   });
 
   it('generates from a URL with the built bin, and the same code from a file in-process', async () => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`);
-    const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api.ts')]);
-    expect(stdout).toBe(`Wrote ${join(dir, 'api.ts')}: 8 methods\n`);
+    const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
+    expect(stdout).toBe(`Wrote ${join(dir, 'api.ts')}: ${document.methods.length} methods\n`);
+    expect(document.methods.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['math.add', 'admin.stats', 'chat.stream', 'report.generate']));
     const fromUrl = await readFile(join(dir, 'api.ts'), 'utf8');
 
-    await writeFile(join(dir, 'openrpc.json'), JSON.stringify(t.document()));
+    await writeFile(join(dir, 'openrpc.json'), JSON.stringify(document));
     const out: string[] = [];
     const code = await runCli(['generate', join(dir, 'openrpc.json'), '-o', join(dir, 'api-from-file.ts')], { out: (s) => out.push(s), err: (s) => out.push(s) });
     expect(code).toBe(0);
@@ -96,13 +100,15 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
     expect(fromUrl).toContain('export interface MathAddParams {\n  a: number;\n  b: number;\n}');
     expect(fromUrl).toContain('export type MathAddResult = SumResult;');
     expect(fromUrl).toContain('export type MathSubtractResult = number;');
-    expect(fromUrl).toContain('role: "reader" | "editor";');
-    expect(fromUrl).toContain('zip?: string | null;');
-    expect(fromUrl).toContain('export type ChatStreamRow = ChatRow;');
+    expect(fromUrl).toContain('export interface UserUpdateParams {\n  id: number;\n  email: string;\n  address: AddressDto;\n}');
+    expect(fromUrl).toContain('street?: string | null;');
+    expect(fromUrl).toContain('export type DemoPingResult = "pong";');
+    expect(fromUrl).toMatch(/export type ChatStreamRow =\s+\| \{\s+index: number;\s+delta: string;\s+\}\s+\| \{\s+done: true;/);
     expect(fromUrl).toMatch(/stream: \(params: ChatStreamParams, options\?: StreamCallOptions\): JsonRpcStream<ChatStreamRow> =>\s+client\.stream<ChatStreamRow>\("chat\.stream", asParams\(params\), options\)/);
-    expect(fromUrl).toMatch(/generate: \(params: ReportGenerateParams, options\?: CallOptions\): Promise<DurableStreamHandle<ReportGenerateRow>> =>/);
-    // The hostile description is inside a comment, never code.
-    expect(fromUrl).toContain(' * Answers <img src=x onerror="window.__xss=1"><b>bold?</b> too.');
+    expect(fromUrl).toMatch(/generate: \(params\?: ReportGenerateParams, options\?: CallOptions\): Promise<DurableStreamHandle<ReportGenerateRow>> =>/);
+    expect(fromUrl).toContain('export type AdminStatsResult = StatsResult;');
+    // The summary is a comment, never code.
+    expect(fromUrl).toContain(' * Server numbers (admins only)');
   }, 60_000);
 
   it('type-checks a consumer (with @ts-expect-error on wrong params) and refuses the wrong call without it', async () => {
@@ -131,19 +137,16 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
 
   it('the generated API calls, streams and starts a durable stream against the real server', async () => {
     const consumer = await import(join(dir, 'consumer.ts'));
-    const result = await consumer.useApi(t.url);
+    const result = await consumer.useApi(t.url, t.alice.authorization);
     expect(result.sum).toEqual({ sum: 5 });
     expect(result.difference).toBe(19);
-    expect(result.user).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Ada', email: 'ada@example.com' });
-    expect(result.rows).toEqual([{ index: 0, delta: 'one' }, { index: 1, delta: 'two' }, { index: 2, delta: 'three' }]);
+    expect(result.user).toEqual({ id: 7, email: 'ada@example.com', city: 'London', requestId: expect.any(String) });
+    expect(result.stats).toEqual({ uptimeSeconds: expect.any(Number), reportRuns: expect.any(Number) });
+    expect(result.rows.at(-1)).toEqual({ done: true, finish_reason: 'stop' });
+    expect(result.rows.slice(0, -1).every((row: { index: number; delta: string }, i: number) => row.index === i && typeof row.delta === 'string')).toBe(true);
     expect(result.handle).toEqual({ stream_id: expect.any(String), sse_url: `/rpc/streams/${result.handle.stream_id}`, status: 'running' });
-    expect(result.events).toEqual([
-      ['progress', { percent: 33, step: 1 }],
-      ['progress', { percent: 67, step: 2 }],
-      ['progress', { percent: 100, step: 3 }],
-      ['chunk', { report: '/reports/1.pdf', pages: 6 }],
-      ['done', {}],
-    ]);
+    expect(result.events.map(([event]: [string]) => event)).toEqual(['progress', 'progress', 'progress', 'chunk', 'done']);
+    expect(result.events[3][1]).toEqual({ report: expect.stringMatching(/^\/reports\/.+\.pdf$/), pages: 9 });
   }, 30_000);
 
   it('a wrong param type the types forbid is also refused by the server (-32602)', async () => {

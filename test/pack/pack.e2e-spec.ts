@@ -51,7 +51,9 @@ const CurrentUser = createParamDecorator((_data: unknown, ctx: ExecutionContext)
 /** forRootAsync({ useClass }) with Nest's options-factory naming. */
 @Injectable()
 class RpcOptions implements JsonRpcOptionsFactory {
-  createJsonRpcOptions(): JsonRpcModuleOptions { return { maxBatchSize: 10 }; }
+  createJsonRpcOptions(): JsonRpcModuleOptions {
+    return { maxBatchSize: 10, openrpc: { enabled: true, info: { title: 'Scratch', version: '1.0.0' } }, explorer: { enabled: true } };
+  }
 }
 
 class AddDto {
@@ -203,6 +205,16 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
     // The options came from the useClass factory: maxBatchSize 10.
     const batch = await call(Array.from({ length: 11 }, (_, i) => ({ jsonrpc: '2.0', method: 'whoami', id: i })));
     expect(batch.body.error).toEqual({ code: -32600, message: 'Invalid Request: batch of 11 exceeds the limit of 10' });
+    // Describe the API (README "Describe the API"): rpc.discover, the GET route, the explorer from the packed dist/explorer.
+    const discovered = await call({ jsonrpc: '2.0', method: 'rpc.discover', id: 6 });
+    expect(discovered.body.result).toMatchObject({ openrpc: '1.3.2', info: { title: 'Scratch', version: '1.0.0' }, servers: [{ url: `http://127.0.0.1:${port}/rpc` }] });
+    expect(discovered.body.result.methods.map((m: { name: string }) => m.name)).toEqual(['math.add', 'math.subtract', 'fail', 'whoami']);
+    const document = await fetch(`http://127.0.0.1:${port}/rpc/openrpc.json`);
+    expect(await document.json()).toEqual(discovered.body.result);
+    for (const [path, type] of [['/rpc/explorer', 'text/html'], ['/rpc/explorer/explorer.js', 'text/javascript'], ['/rpc/explorer/explorer.css', 'text/css']]) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 200, `${type}; charset=utf-8`]);
+    }
   }, 240_000);
 });
 

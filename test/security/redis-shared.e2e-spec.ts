@@ -54,13 +54,16 @@ describeRedis('two instances sharing Redis', () => {
   });
 
   it('one limit across instances: 50 concurrent calls split over both, exactly 10 succeed', async () => {
+    const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).rpc(call('limited', undefined, i))));
+    // The window opened with the first call; a loaded machine may take seconds to answer all 50.
+    const elapsed = Math.ceil((Date.now() - started) / 1000);
     expect(answers.filter((r) => r.body.result === 'ok')).toHaveLength(10);
     const denied = answers.filter((r) => r.body.error);
     expect(denied).toHaveLength(40);
     for (const d of denied) {
       expect(d.body.error.code).toBe(-32003);
-      expect(d.body.error.data.retryAfter).toBeGreaterThanOrEqual(59);
+      expect(d.body.error.data.retryAfter).toBeGreaterThanOrEqual(59 - elapsed);
       expect(d.body.error.data.retryAfter).toBeLessThanOrEqual(60);
       expect(Number(d.headers.get('retry-after'))).toBe(d.body.error.data.retryAfter);
     }
@@ -73,27 +76,38 @@ describeRedis('two instances sharing Redis', () => {
     expect((await b.rpc(call('perUser'), as('bob'))).body.result).toBe('ok');
   });
 
+  // The cache tests count handler runs relative to their start and use their own params and
+  // users, so they pass in any order (the suite runs shuffled in scripts/loop-suites.sh).
   it('one cache across instances, key order independent, per-user entries stay per user', async () => {
     const shared = a.app.get(Shared);
     const other = b.app.get(Shared);
-    expect((await a.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: 1 });
-    expect((await b.rpc(call('report', { region: 'eu', month: '2024-01' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: 1 });
-    expect(other.runs).toBe(0);
-    expect((await a.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: 2 });
-    expect((await b.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: 1 });
-    expect((await b.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: 2 });
-    expect((await a.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: 1 });
-    expect(shared.runs).toBe(2);
+    const [runsA, runsB] = [shared.runs, other.runs];
+    expect((await a.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: runsA + 1 });
+    expect((await b.rpc(call('report', { region: 'eu', month: '2024-01' }))).body.result).toEqual({ month: '2024-01', region: 'eu', run: runsA + 1 });
+    expect(other.runs).toBe(runsB);
+    expect((await a.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: runsA + 2 });
+    expect((await b.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: runsB + 1 });
+    expect((await b.rpc(call('mine', {}), as('ann'))).body.result).toEqual({ user: 'ann', run: runsA + 2 });
+    expect((await a.rpc(call('mine', {}), as('bob'))).body.result).toEqual({ user: 'bob', run: runsB + 1 });
+    expect(shared.runs).toBe(runsA + 2);
+    expect(other.runs).toBe(runsB + 1);
   });
 
   it('a purge on one instance is seen by the other (by method and by tag)', async () => {
+    const shared = a.app.get(Shared);
     const other = b.app.get(Shared);
-    const before = other.runs;
+    const report = call('report', { month: '2025-06', region: 'us' });
+    const filled = (await a.rpc(report)).body.result.run;
+    expect((await b.rpc(report)).body.result.run).toBe(filled);
     await a.app.get(RpcCacheInvalidator).purgeTags(['reports']);
-    expect((await b.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result.run).toBe(before + 1);
-    expect((await a.rpc(call('report', { month: '2024-01', region: 'eu' }))).body.result.run).toBe(before + 1);
+    const runsB = other.runs;
+    expect((await b.rpc(report)).body.result.run).toBe(runsB + 1);
+    expect((await a.rpc(report)).body.result.run).toBe(runsB + 1);
+
+    const mine = (await a.rpc(call('mine', {}), as('cleo'))).body.result.run;
+    expect((await b.rpc(call('mine', {}), as('cleo'))).body.result.run).toBe(mine);
     await b.app.get(RpcCacheInvalidator).purgeMethod('mine');
-    expect((await a.rpc(call('mine', {}), as('ann'))).body.result.user).toBe('ann');
-    expect(a.app.get(Shared).runs).toBe(3);
+    const runsA = shared.runs;
+    expect((await a.rpc(call('mine', {}), as('cleo'))).body.result).toEqual({ user: 'cleo', run: runsA + 1 });
   });
 });

@@ -9,7 +9,7 @@ async function bootstrap(): Promise<void> {
   const host = process.env.HOST ?? '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port, host);
-  console.log(`nest-jsonrpc demo on http://${host}:${port}/rpc`);
+  console.log(`nest-jsonrpc demo on http://${host}:${port}/rpc (explorer: http://${host}:${port}/rpc/explorer)`);
 }
 
 void bootstrap();

@@ -16,6 +16,13 @@ export {
 export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
 export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
 export { DEFAULT_MCP_ALLOWED_HOSTS, type JsonRpcMcpOptions, type ResolvedMcpOptions, type McpFormatName } from './options/mcp-options.js';
+export type {
+  JsonRpcOpenRpcOptions,
+  JsonRpcOpenRpcInfo,
+  JsonRpcExplorerOptions,
+  ResolvedOpenRpcOptions,
+  ResolvedExplorerOptions,
+} from './options/openrpc-options.js';
 export * from './decorators/index.js';
 export * from './errors/index.js';
 export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-context.js';
@@ -24,6 +31,21 @@ export type { RpcMethodDefinition } from './registry/rpc-method-definition.js';
 export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
 export { RpcPipeline, type RpcResolvedCall } from './pipeline/rpc-pipeline.js';
 export type { ParamViolation } from './params/param-violation.js';
+
+// Describing the API (issue 10): rpc.discover, the document's types, the GET route (subclassable).
+export { RPC_DISCOVER } from './openrpc/openrpc-discovery.js';
+export { OpenRpcHttpRoutes } from './openrpc/openrpc-http-routes.js';
+export { OPENRPC_DOCUMENT_CACHE_SIZE } from './openrpc/openrpc-documents.js';
+export { ExplorerPageRoutes, EXPLORER_CONTENT_SECURITY_POLICY } from './explorer/explorer-page-routes.js';
+export type {
+  OpenRpcDocument,
+  OpenRpcMethod,
+  OpenRpcInfo,
+  OpenRpcServer,
+  OpenRpcError,
+  OpenRpcContentDescriptor,
+  OpenRpcStreamExtension,
+} from './openrpc/openrpc-document.js';
 
 // Durable streams: the stores, the runner, the producer's helpers.
 export * from './durable/index.js';
@@ -46,6 +68,7 @@ export {
   RpcErrorCode,
   RpcErrorMessage,
   isRpcErrorCode,
+  isReservedMethodName,
   StreamFormat,
   encodeSseEvent,
   encodeSseRetry,
@@ -88,5 +111,8 @@ export { RpcMemoryThrottlerStorage } from './throttling/rpc-memory-throttler.sto
 export { RpcRedisThrottlerStorage } from './throttling/rpc-redis-throttler.storage.js';
 export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
 export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';
+
+// The app's own methods as LLM tools (issue 12).
+export * from './toolset/index.js';
 
 export * from './deprecated-aliases.js';

@@ -13,12 +13,14 @@ import {
   type ResolvedJsonRpcOptions,
 } from './options/json-rpc-options.js';
 import { resolveJsonRpcOptions } from './options/resolve-options.js';
+import { OPENRPC_DISCOVERY_PROVIDER } from './openrpc/openrpc-discovery.js';
 import { RpcCallStepsFactory } from './pipeline/rpc-call-steps.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
 import { REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import { RpcRateLimiters } from './throttling/rpc-rate-limiters.js';
+import { RpcToolset } from './toolset/rpc-toolset.js';
 
 /** `forRootAsync`: exactly one of `useFactory`, `useClass` or `useExisting`, as `ThrottlerModule.forRootAsync`. */
 export interface JsonRpcModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -52,6 +54,8 @@ const CORE_PROVIDERS: Provider[] = [
   DurableStreamRunner,
   DurableStreamAccess,
   JsonRpcServer,
+  OPENRPC_DISCOVERY_PROVIDER,
+  RpcToolset,
 ];
 
 /**
@@ -100,7 +104,7 @@ export class JsonRpcModule {
       global: true,
       imports: [DiscoveryModule, ...imports],
       providers: [...optionsProviders, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator],
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator, RpcToolset],
     };
   }
 }

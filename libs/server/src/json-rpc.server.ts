@@ -5,13 +5,19 @@ import { DurableHttpRoutes } from './durable/durable-http-routes.js';
 import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
+import { ExplorerPageRoutes } from './explorer/explorer-page-routes.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
+import { OpenRpcDiscovery } from './openrpc/openrpc-discovery.js';
+import { OpenRpcHttpRoutes } from './openrpc/openrpc-http-routes.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
 import { RpcStreamRoutes } from './streaming/rpc-stream-routes.js';
+
+/** The module's own method classes, the only ones allowed reserved `rpc.` names (registered only when enabled). */
+const BUILT_IN_METHODS: ReadonlySet<object> = new Set([OpenRpcDiscovery]);
 
 /**
  * Wires the pieces at bootstrap: explore the methods, build the pipeline, mount the routes on the
@@ -40,7 +46,7 @@ export class JsonRpcServer implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    const registry = (this.registryRef = this.explorer.explore());
+    const registry = (this.registryRef = this.explorer.explore(BUILT_IN_METHODS));
     this.pipeline.init(registry);
     const adapter = this.adapterHost.httpAdapter;
     if (!adapter) {
@@ -60,6 +66,14 @@ export class JsonRpcServer implements OnModuleInit {
       logger.log(`Streaming on POST/GET ${options.stream.path}`);
     }
     if (durable) void fastify.register(new DurableHttpRoutes(durable, this.durableAccess, writer, options, logger).plugin());
+    if (options.openrpc.enabled) {
+      void fastify.register(new OpenRpcHttpRoutes(pipeline, writer, options, logger).plugin());
+      logger.log(`OpenRPC: rpc.discover on POST ${options.path}, GET ${options.openrpc.path}`);
+    }
+    if (options.explorer.enabled) {
+      void fastify.register(new ExplorerPageRoutes(options, logger).plugin());
+      logger.log(`Explorer on GET ${options.explorer.path}`);
+    }
     if (options.mcp.enabled) {
       // Loaded only when enabled: the MCP SDK (and zod) stay out of apps that do not serve MCP.
       const { mountMcpRoutes } = await import('./mcp/index.js');

@@ -1,8 +1,7 @@
 /**
- * A real Nest app served by today's @nest-jsonrpc/server (calls, a stream, a durable stream, a
- * role-protected method), and the OpenRPC document that describes it, built with the schema and
- * OpenRPC builders exactly as the registry will feed them. Shared by the generator and explorer
- * suites.
+ * A real Nest app (calls, a stream, a durable stream, an admin-only method, hostile text) with
+ * the module's own OpenRPC document (`GET /rpc/openrpc.json`, `rpc.discover`) and explorer
+ * (`GET /rpc/explorer`) switched on: the explorer suite runs against the wired routes.
  */
 import { Injectable, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -11,10 +10,9 @@ import { IsDefined, IsEmail, IsEnum, IsInt, IsNumber, IsOptional, IsString, IsUU
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import {
-  JsonRpcModule, MemoryStreamStore, RpcAccessDeniedException, RpcCtx, RpcMethod, RpcParam, RpcStream, StreamFormat, progress, type RpcContext,
+  JsonRpcModule, MemoryStreamStore, RpcAccessDeniedException, RpcCtx, RpcErrorCode, RpcMethod, RpcParam, RpcStream, StreamFormat, progress, type RpcContext,
 } from '@nest-jsonrpc/server';
-import { MethodSchemaBuilder } from '../../../libs/server/src/schema/index.js';
-import { buildOpenRpcDocument, type OpenRpcDocument, type OpenRpcMethodSource } from '../../../libs/server/src/openrpc/index.js';
+import type { OpenRpcDocument } from '../../../libs/server/src/openrpc/index.js';
 import { startTestApp, type TestApp } from '../../support/rpc-test-app.js';
 
 export enum UserRole { Reader = 'reader', Editor = 'editor' }
@@ -70,40 +68,65 @@ export const HOSTILE_TEXT = '<img src=x onerror="window.__xss=1"><b>bold?</b>';
 
 @Injectable()
 export class DescribeRpc {
-  @RpcMethod('math.add')
+  @RpcMethod('math.add', { summary: 'Adds two numbers', tags: ['math'], result: SumResult })
   add(p: AddDto) {
     return { sum: p.a + p.b };
   }
 
-  @RpcMethod('math.subtract')
+  @RpcMethod('math.subtract', { summary: 'Subtracts; positional [42, 23] works too', tags: ['math'], result: { type: 'number' } })
   subtract(@RpcParam('minuend') minuend: number, @RpcParam('subtrahend') subtrahend: number) {
     return minuend - subtrahend;
   }
 
-  @RpcMethod('user.create')
+  @RpcMethod('user.create', {
+    summary: 'Creates a user',
+    description: 'Validates every field; the address is required.',
+    tags: ['users'],
+    result: UserResult,
+    errors: [{ code: 409, message: 'Email already taken' }],
+  })
   create(p: CreateUserDto): UserResult {
     return { id: randomUUID(), name: p.name, email: p.email };
   }
 
-  @RpcMethod('notes.echo')
+  @RpcMethod('notes.echo', {
+    summary: 'Echoes text back',
+    description: `Answers ${HOSTILE_TEXT} too.`,
+    tags: ['notes'],
+    result: { type: 'object', properties: { text: { type: 'string' }, html: { type: 'string' } }, required: ['text', 'html'] },
+  })
   echo(@RpcParam('text') text: string) {
     return { text, html: HOSTILE_TEXT };
   }
 
-  @RpcMethod('log.event')
+  @RpcMethod('log.event', { summary: 'Records an event (send it as a notification)', tags: ['notes'], result: { type: 'null' } })
   event(@RpcParam('message') message: string) {
     receivedNotifications.push(message);
   }
 
-  /** Needs the `admin` role: the test identity hook gives it for `Authorization: Bearer admin`. */
-  @RpcMethod('admin.stats', { roles: ['admin'] })
+  /**
+   * Checks the role itself (not `roles: ['admin']`, which would hide it from the anonymous
+   * explorer): the test identity hook gives it for `Authorization: Bearer admin`.
+   */
+  @RpcMethod('admin.stats', {
+    summary: 'Usage numbers (admins)',
+    tags: ['admin'],
+    result: { type: 'object', properties: { users: { type: 'integer' } }, required: ['users'] },
+    errors: [{ code: RpcErrorCode.AccessDenied, message: 'Access denied' }],
+  })
   stats(_params: unknown, @RpcCtx() ctx: RpcContext) {
     if (!ctx.hasRole('admin')) throw new RpcAccessDeniedException();
     return { users: 42 };
   }
 
-  @RpcMethod('chat.stream')
-  @RpcStream({ format: StreamFormat.Ndjson })
+  /** `roles: ['admin']`: listed only in the documents of callers with the role. */
+  @RpcMethod('admin.reset', { roles: ['admin'], summary: 'Resets the counters (admins)', tags: ['admin'], result: { type: 'boolean' } })
+  reset() {
+    return true;
+  }
+
+  @RpcMethod('chat.stream', { summary: 'Streams a reply word by word', tags: ['streams'] })
+  @RpcStream({ format: StreamFormat.Ndjson, row: ChatRow })
   async *chat(p: ChatDto, ctx: RpcContext) {
     const words = p.prompt.split(/\s+/).filter(Boolean);
     try {
@@ -116,8 +139,8 @@ export class DescribeRpc {
     }
   }
 
-  @RpcMethod('report.generate')
-  @RpcStream({ durable: true })
+  @RpcMethod('report.generate', { summary: 'Builds a report in the background', tags: ['streams'] })
+  @RpcStream({ durable: true, format: StreamFormat.Sse, row: ReportRow })
   async *generate(p: ReportDto, ctx: RpcContext) {
     for (let step = 1; step <= p.steps; step++) {
       await sleep(p.delayMs, undefined, { signal: ctx.signal });
@@ -127,97 +150,34 @@ export class DescribeRpc {
   }
 }
 
-/** The methods as the registry will describe them (schemas from the same classes and decorators). */
-export function describeMethods(): { methods: OpenRpcMethodSource[]; components: ReturnType<MethodSchemaBuilder['components']> } {
-  const b = new MethodSchemaBuilder();
-  const dto = (dtoClass: new () => object) => ({ kind: 'dto' as const, dtoClass, positional: false, rejectUnknown: true });
-  const methods: OpenRpcMethodSource[] = [
-    { name: 'math.add', summary: 'Adds two numbers', tags: ['math'], schemas: b.describe('math.add', { params: dto(AddDto), result: SumResult }) },
-    {
-      name: 'math.subtract',
-      summary: 'Subtracts; positional [42, 23] works too',
-      tags: ['math'],
-      schemas: b.describe('math.subtract', {
-        params: { kind: 'named', rejectUnknown: true, params: [{ name: 'minuend', type: Number }, { name: 'subtrahend', type: Number }] },
-        result: { type: 'number' },
-      }),
-    },
-    {
-      name: 'user.create',
-      summary: 'Creates a user',
-      description: 'Validates every field; the address is required.',
-      tags: ['users'],
-      schemas: b.describe('user.create', { params: dto(CreateUserDto), result: UserResult }),
-      errors: [{ code: 409, message: 'Email already taken' }],
-    },
-    {
-      name: 'notes.echo',
-      summary: 'Echoes text back',
-      description: `Answers ${HOSTILE_TEXT} too.`,
-      tags: ['notes'],
-      schemas: b.describe('notes.echo', { params: { kind: 'named', rejectUnknown: true, params: [{ name: 'text', type: String }] }, result: { type: 'object', properties: { text: { type: 'string' }, html: { type: 'string' } }, required: ['text', 'html'] } }),
-    },
-    {
-      name: 'log.event',
-      summary: 'Records an event (send it as a notification)',
-      tags: ['notes'],
-      schemas: b.describe('log.event', { params: { kind: 'named', rejectUnknown: true, params: [{ name: 'message', type: String }] }, result: { type: 'null' } }),
-    },
-    { name: 'admin.stats', summary: 'Usage numbers (admins)', tags: ['admin'], hasRoles: true, schemas: b.describe('admin.stats', { params: { kind: 'any' }, result: { type: 'object', properties: { users: { type: 'integer' } }, required: ['users'] } }) },
-    {
-      name: 'chat.stream',
-      summary: 'Streams a reply word by word',
-      tags: ['streams'],
-      schemas: b.describe('chat.stream', { params: dto(ChatDto), row: ChatRow }),
-      stream: { format: 'ndjson', path: '/rpc/stream', durable: false },
-    },
-    {
-      name: 'report.generate',
-      summary: 'Builds a report in the background',
-      tags: ['streams'],
-      schemas: b.describe('report.generate', { params: dto(ReportDto), row: ReportRow }),
-      stream: { format: 'sse', path: '/rpc', durable: true, streamsPath: '/rpc/streams' },
-    },
-  ];
-  return { methods, components: b.components() };
-}
-
-export function buildDescribeDocument(origin: string): OpenRpcDocument {
-  const { methods, components } = describeMethods();
-  return buildOpenRpcDocument({
-    info: { title: 'Describe test API', version: '1.0.0', description: 'The explorer and generator test app' },
-    servers: [{ name: 'default', url: `${origin}/rpc` }],
-    methods,
-    components,
-  });
-}
-
 @Module({
-  imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } })],
+  imports: [
+    JsonRpcModule.forRoot({
+      stream: { enabled: true },
+      durable: { enabled: true, store: new MemoryStreamStore() },
+      openrpc: { enabled: true, info: { title: 'Describe test API', version: '1.0.0', description: 'The explorer and generator test app' } },
+      explorer: { enabled: true },
+    }),
+  ],
   providers: [DescribeRpc],
 })
 export class DescribeAppModule {}
 
 /**
- * Starts the app on 127.0.0.1:0 with `GET /rpc/openrpc.json` and an identity hook
- * (`Authorization: Bearer <role>` -> `request.user = { id: 'tester', roles: [<role>] }`).
- * `routes` may add more (the explorer's assets).
+ * Starts the app on 127.0.0.1:0 with an identity hook (`Authorization: Bearer <role>` ->
+ * `request.user = { id: 'tester', roles: [<role>] }`). `document()` is the anonymous caller's
+ * document, as `GET /rpc/openrpc.json` answered it after startup.
  */
-export async function startDescribeApp(routes?: (fastify: any, document: () => OpenRpcDocument) => void): Promise<TestApp & { document: () => OpenRpcDocument }> {
-  const state: { document?: OpenRpcDocument } = {};
-  const current = () => state.document!;
+export async function startDescribeApp(): Promise<TestApp & { document: () => OpenRpcDocument }> {
   const t = await startTestApp(DescribeAppModule, (app: NestFastifyApplication) => {
-    const fastify = app.getHttpAdapter().getInstance();
-    fastify.addHook('onRequest', (request: any, _reply: unknown, done: () => void) => {
+    app.getHttpAdapter().getInstance().addHook('onRequest', (request: any, _reply: unknown, done: () => void) => {
       const match = /^Bearer (\w+)$/.exec(request.headers.authorization ?? '');
       if (match) request.user = { id: 'tester', roles: [match[1]] };
       done();
     });
-    fastify.get('/rpc/openrpc.json', (_request: unknown, reply: any) => {
-      reply.header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(current()));
-    });
-    routes?.(fastify, current);
   });
-  state.document = buildDescribeDocument(t.url);
-  return Object.assign(t, { document: current });
+  const res = await fetch(`${t.url}/rpc/openrpc.json`);
+  if (res.status !== 200) throw new Error(`GET /rpc/openrpc.json answered ${res.status}`);
+  const document = (await res.json()) as OpenRpcDocument;
+  return Object.assign(t, { document: () => document });
 }

@@ -12,7 +12,12 @@ export class InsufficientFundsException extends RpcException {
 export class BillingRpc {
   private balance = 100;
 
-  @RpcMethod('billing.withdraw')
+  @RpcMethod('billing.withdraw', {
+    summary: 'Withdraws from the demo balance (starts at 100)',
+    tags: ['billing'],
+    result: { type: 'object', properties: { balance: { type: 'number' } }, required: ['balance'], additionalProperties: false },
+    errors: [{ code: 1001, message: 'Insufficient funds', data: { balance: 100, requested: 250 } }],
+  })
   withdraw(@RpcParam('amount') amount: number) {
     if (amount > this.balance) throw new InsufficientFundsException(this.balance, amount);
     this.balance -= amount;

@@ -51,7 +51,8 @@ export class ChatModel implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ChatModel');
   readonly providerName = chooseChatProvider(process.env);
   readonly model = process.env.LLM_MODEL?.trim() || DEFAULT_MODELS[this.providerName];
-  private provider!: LlmProvider;
+  /** The adapter chosen at startup (set in onModuleInit); `agent.ask` runs its tool loop on it. */
+  provider!: LlmProvider;
   private offline: OfflineChatProvider | undefined;
 
   private readonly baseUrl = process.env.LLM_BASE_URL?.trim() || undefined;
@@ -79,7 +80,7 @@ export class ChatModel implements OnModuleInit, OnModuleDestroy {
         this.provider = openAiChat({ baseUrl: this.offline.baseUrl });
         break;
     }
-    this.logger.log(`chat.stream answers with ${this.providerName} (${this.model}${baseUrl ? ` at ${baseUrl}` : ''})`);
+    this.logger.log(`chat.stream and agent.ask answer with ${this.providerName} (${this.model}${baseUrl ? ` at ${baseUrl}` : ''})`);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -88,8 +89,13 @@ export class ChatModel implements OnModuleInit, OnModuleDestroy {
 
   /** One answer to `prompt`, as the adapter's events. `delayMs` paces the offline model only. */
   stream(prompt: string, options: { delayMs?: number; signal?: AbortSignal }): AsyncIterable<LlmEvent> {
-    const request: LlmRequest = { model: this.model, system: SYSTEM, messages: [{ role: 'user', content: prompt }] };
+    return this.provider.stream(this.requestFor(prompt, options), { signal: options.signal });
+  }
+
+  /** The first request of a conversation about `prompt` (the model, the system prompt, the offline pacing). */
+  requestFor(prompt: string, options: { delayMs?: number; system?: string } = {}): LlmRequest {
+    const request: LlmRequest = { model: this.model, system: options.system ?? SYSTEM, messages: [{ role: 'user', content: prompt }] };
     if (this.offline && options.delayMs !== undefined) request.providerOptions = { demo_token_delay_ms: options.delayMs };
-    return this.provider.stream(request, { signal: options.signal });
+    return request;
   }
 }

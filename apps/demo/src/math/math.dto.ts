@@ -7,3 +7,8 @@ export class AddDto {
   @IsNumber()
   b!: number;
 }
+
+export class SumResult {
+  @IsNumber()
+  sum!: number;
+}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RpcMethod, RpcStream, progress, type RpcContext } from '@nest-jsonrpc/server';
+import { GenerateReportDto, ReportRow } from './reports.dto.js';
 
 const STAGES = ['collecting invoices', 'reconciling payments', 'computing totals', 'rendering PDF'];
 
@@ -20,11 +21,15 @@ export class ReportsRpc {
    * A durable stream: `POST /rpc` answers `{stream_id, sse_url, status}` at once, the report is
    * built in the background, and its progress can be watched (and resumed) at `sse_url`.
    */
-  @RpcMethod('report.generate', { description: 'Builds a report in the background, emitting progress; attach to sse_url to watch.' })
-  @RpcStream({ durable: true })
-  async *generate(params: { steps?: number; delayMs?: number } | undefined, ctx: RpcContext) {
-    const steps = Math.min(Math.max(Math.trunc(params?.steps ?? 20), 1), 1000);
-    const delayMs = Math.min(Math.max(Math.trunc(params?.delayMs ?? 500), 0), 10_000);
+  @RpcMethod('report.generate', {
+    summary: 'Builds a report in the background (a durable stream)',
+    description: 'Answers {stream_id, sse_url, status} at once; attach to sse_url for progress events ({percent, stage}) and the report row.',
+    tags: ['streams'],
+  })
+  @RpcStream({ durable: true, row: ReportRow })
+  async *generate(p: GenerateReportDto, ctx: RpcContext) {
+    const steps = p.steps ?? 20;
+    const delayMs = p.delayMs ?? 500;
     for (let step = 1; step <= steps; step++) {
       await wait(delayMs, ctx.signal);
       if (ctx.signal.aborted) return;

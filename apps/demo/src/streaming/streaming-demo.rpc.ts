@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RpcMcp, RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
 import { ChatModel } from '../llm/chat-model.js';
-import { ChatDto, DownloadDto, ExportDto, LogsTailDto } from './streaming-demo.dto.js';
+import { CHAT_ROW_SCHEMA, ChatDto, DownloadDto, EXPORT_ROW_SCHEMA, ExportDto, LogLine, LogsTailDto, RESULT_CHUNK_ROW_SCHEMA } from './streaming-demo.dto.js';
 
 const LEVELS = ['info', 'info', 'info', 'warn', 'debug', 'error'] as const;
 
@@ -19,8 +19,12 @@ export class StreamingDemoRpc {
    * offline model by default, a real provider when its key is set (see apps/demo/src/llm). Rows:
    * `{ index, delta }` per token, then `{ done: true, finish_reason }`.
    */
-  @RpcMethod('chat.stream', { description: 'Streams a chat reply token by token (SSE), from a real LLM when a provider key is set.' })
-  @RpcStream({ format: StreamFormat.Sse })
+  @RpcMethod('chat.stream', {
+    summary: 'Streams a chat reply token by token',
+    description: 'SSE rows {index, delta} per token, then {done, finish_reason}; from a real LLM when a provider key is set, else the offline model.',
+    tags: ['streams'],
+  })
+  @RpcStream({ format: StreamFormat.Sse, row: CHAT_ROW_SCHEMA })
   // As an MCP tool: each token is one notifications/progress (with a progressToken), the result the whole reply.
   @RpcMcp({ title: 'Chat', format: 'plain' })
   async *chat(p: ChatDto, ctx: RpcContext) {
@@ -33,8 +37,8 @@ export class StreamingDemoRpc {
   }
 
   /** A log tail: NDJSON until the client leaves. */
-  @RpcMethod('logs.tail', { description: 'Tails a simulated log as NDJSON until the client disconnects.' })
-  @RpcStream({ format: StreamFormat.Ndjson })
+  @RpcMethod('logs.tail', { summary: 'Tails a simulated log until the client disconnects', tags: ['streams'] })
+  @RpcStream({ format: StreamFormat.Ndjson, row: LogLine })
   async *tail(p: LogsTailDto, ctx: RpcContext) {
     for (let seq = 1; ; seq++) {
       yield { seq, ts: new Date().toISOString(), level: LEVELS[seq % LEVELS.length], message: `request ${seq} served` };
@@ -43,8 +47,8 @@ export class StreamingDemoRpc {
   }
 
   /** A long job reporting progress over SSE, then where to fetch the result. */
-  @RpcMethod('export.progress', { description: 'Reports export progress as SSE: {percent} rows, then {done, url}.' })
-  @RpcStream({ format: StreamFormat.Sse })
+  @RpcMethod('export.progress', { summary: 'Reports export progress: {percent} rows, then {done, url}', tags: ['streams'] })
+  @RpcStream({ format: StreamFormat.Sse, row: EXPORT_ROW_SCHEMA })
   async *exportProgress(p: ExportDto, ctx: RpcContext) {
     const steps = p.steps ?? 10;
     for (let step = 1; step <= steps; step++) {
@@ -55,8 +59,8 @@ export class StreamingDemoRpc {
   }
 
   /** A generated binary file as base64 `result_chunk` rows. */
-  @RpcMethod('files.download', { description: 'Streams a generated file of `size` bytes as base64 result_chunk rows.' })
-  @RpcStream({ format: StreamFormat.Ndjson })
+  @RpcMethod('files.download', { summary: 'Streams a generated file of `size` bytes as base64 result_chunk rows', tags: ['streams'] })
+  @RpcStream({ format: StreamFormat.Ndjson, row: RESULT_CHUNK_ROW_SCHEMA })
   download(p: DownloadDto, ctx: RpcContext) {
     return resultChunks(`file-${ctx.requestId}`, generatedFile(p.size), { encoding: 'base64', chunkSize: p.chunkSize ?? 48 * 1024 });
   }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsEmail, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsEmail, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
 
 export class AddressDto {
   @IsString()
@@ -19,7 +19,24 @@ export class UpdateUserDto {
   @IsEmail()
   email!: string;
 
+  // @ValidateNested alone lets a missing address through (and the schema says so): require it.
+  @IsDefined()
   @ValidateNested()
   @Type(() => AddressDto)
   address!: AddressDto;
+}
+
+export class UpdatedUserResult {
+  @IsInt()
+  id!: number;
+
+  @IsEmail()
+  email!: string;
+
+  @IsString()
+  city!: string;
+
+  /** `X-Request-Id` of the call. */
+  @IsString()
+  requestId!: string;
 }

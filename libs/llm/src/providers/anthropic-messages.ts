@@ -11,7 +11,7 @@ import { ToolCallAccumulator } from '../tool-calls/tool-call-accumulator.js';
 import { genericErrorDescription, runProviderStream } from '../transport/provider-stream.js';
 import { SseDecoder, type SseTurnParser } from '../transport/sse-decoder.js';
 import { compactUsage, TurnParser } from '../transport/turn-parser.js';
-import { defineProvider, envVar, firstString, resolveFetch, withoutTrailingSlash, withProviderOptions } from './shared.js';
+import { defineProvider, envVar, firstString, resolveFetch, toBlockTurns, withoutTrailingSlash, withProviderOptions, type ContentBlock } from './shared.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -48,7 +48,7 @@ export function toAnthropicBody(request: LlmRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-    messages: toAnthropicMessages(request.messages),
+    messages: toBlockTurns(request.messages, anthropicBlocks),
     stream: true,
   };
   if (request.system) body.system = request.system;
@@ -60,30 +60,17 @@ export function toAnthropicBody(request: LlmRequest): Record<string, unknown> {
   return body;
 }
 
-type Block = Record<string, unknown>;
-
-/** Consecutive tool results share one user turn; empty text blocks are never sent (the API rejects them). */
-function toAnthropicMessages(messages: LlmMessage[]): Array<{ role: 'user' | 'assistant'; content: Block[] }> {
-  const out: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
-  const append = (role: 'user' | 'assistant', blocks: Block[]) => {
-    if (!blocks.length) return;
-    const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    if (message.role === 'user') append('user', message.content ? [{ type: 'text', text: message.content }] : []);
-    else if (message.role === 'tool') {
-      const result: Block = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
-      if (message.isError) result.is_error = true;
-      append('user', [result]);
-    } else {
-      const blocks: Block[] = message.content ? [{ type: 'text', text: message.content }] : [];
-      for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
-      append('assistant', blocks);
-    }
+/** Anthropic's blocks for one message (turn grouping: `toBlockTurns`). */
+function anthropicBlocks(message: LlmMessage): ContentBlock[] {
+  if (message.role === 'user') return message.content ? [{ type: 'text', text: message.content }] : [];
+  if (message.role === 'tool') {
+    const result: ContentBlock = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
+    if (message.isError) result.is_error = true;
+    return [result];
   }
-  return out;
+  const blocks: ContentBlock[] = message.content ? [{ type: 'text', text: message.content }] : [];
+  for (const call of message.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
+  return blocks;
 }
 
 function anthropicToolChoice(choice: LlmToolChoice): unknown {

@@ -14,7 +14,7 @@ import { AwsEventStreamDecoder, type AwsEventFrame, type AwsEventTurnParser } fr
 import { genericErrorDescription, runProviderStream } from '../transport/provider-stream.js';
 import { compactUsage, TurnParser } from '../transport/turn-parser.js';
 import { ANTHROPIC_FINISH_REASONS } from './anthropic-messages.js';
-import { defineProvider, envVar, firstString, resolveFetch, withoutTrailingSlash, withProviderOptions } from './shared.js';
+import { defineProvider, envVar, firstString, resolveFetch, toBlockTurns, withoutTrailingSlash, withProviderOptions, type ContentBlock } from './shared.js';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -96,7 +96,7 @@ async function resolveCredentials(credentials: BedrockConverseStreamOptions['cre
 }
 
 export function toBedrockBody(request: LlmRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { messages: toBedrockMessages(request.messages) };
+  const body: Record<string, unknown> = { messages: toBlockTurns(request.messages, bedrockBlocks) };
   if (request.system) body.system = [{ text: request.system }];
   const hasToolHistory = request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length));
   if (request.tools?.length) {
@@ -117,28 +117,15 @@ export function toBedrockBody(request: LlmRequest): Record<string, unknown> {
   return body;
 }
 
-type Block = Record<string, unknown>;
-
-/** Same rules as Anthropic: consecutive tool results share a user turn; no empty text block is sent. */
-function toBedrockMessages(messages: LlmMessage[]): Array<{ role: 'user' | 'assistant'; content: Block[] }> {
-  const out: Array<{ role: 'user' | 'assistant'; content: Block[] }> = [];
-  const append = (role: 'user' | 'assistant', blocks: Block[]) => {
-    if (!blocks.length) return;
-    const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    if (message.role === 'user') append('user', message.content ? [{ text: message.content }] : []);
-    else if (message.role === 'tool') {
-      append('user', [{ toolResult: { toolUseId: message.toolCallId, content: [{ text: message.content }], status: message.isError ? 'error' : 'success' } }]);
-    } else {
-      const blocks: Block[] = message.content ? [{ text: message.content }] : [];
-      for (const call of message.toolCalls ?? []) blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.arguments ?? {} } });
-      append('assistant', blocks);
-    }
+/** Bedrock Converse's blocks for one message (same turn rules as Anthropic: `toBlockTurns`). */
+function bedrockBlocks(message: LlmMessage): ContentBlock[] {
+  if (message.role === 'user') return message.content ? [{ text: message.content }] : [];
+  if (message.role === 'tool') {
+    return [{ toolResult: { toolUseId: message.toolCallId, content: [{ text: message.content }], status: message.isError ? 'error' : 'success' } }];
   }
-  return out;
+  const blocks: ContentBlock[] = message.content ? [{ text: message.content }] : [];
+  for (const call of message.toolCalls ?? []) blocks.push({ toolUse: { toolUseId: call.id, name: call.name, input: call.arguments ?? {} } });
+  return blocks;
 }
 
 function bedrockToolChoice(choice: LlmToolChoice | undefined): Record<string, unknown> | undefined {

@@ -31,8 +31,16 @@ class Explorer {
   private readonly batchSend = h('button', { id: 'batch-send', attrs: { type: 'button', disabled: '' }, on: { click: () => void this.sendBatch() } }, 'Send batch');
   private readonly rpcUrl: string;
 
-  constructor(private readonly doc: ExplorerDocument) {
+  /** `headerLines`: what the headers box held when the document was (re)loaded with them. */
+  constructor(
+    private readonly doc: ExplorerDocument,
+    headerLines = '',
+  ) {
+    this.headersInput.value = headerLines;
     this.rpcUrl = rpcUrlOf(doc, location.origin);
+    // The document lists what its caller may call: reading it again with the typed headers shows
+    // the methods those credentials open.
+    const reload = h('button', { id: 'reload-document', attrs: { type: 'button' }, on: { click: () => void this.reload() } }, 'Reload the description with these headers');
     const filter = h('input', { id: 'filter', attrs: { type: 'search', placeholder: 'Filter methods', 'aria-label': 'Filter methods' }, on: { input: () => this.filter(filter.value) } });
     document.body.replaceChildren(
       h(
@@ -44,6 +52,7 @@ class Explorer {
         h('label', { attrs: { for: 'headers' } }, 'Headers sent with every request (one "Name: value" per line)'),
         this.headersInput,
         this.headerProblems,
+        reload,
       ),
       h('div', { class: 'layout' }, h('aside', {}, filter, this.nav, h('section', { class: 'batch' }, h('h3', {}, 'Batch'), this.batchList, this.batchSend, this.batchOutput)), this.main),
     );
@@ -63,6 +72,18 @@ class Explorer {
           h('ul', {}, ...methods.map((m) => h('li', {}, h('a', { attrs: { href: `#${encodeURIComponent(m.name)}`, 'data-method': m.name }, on: { click: (e) => { e.preventDefault(); this.select(m); } } }, m.name, m.deprecated ? h('span', { class: 'badge' }, 'deprecated') : null, m['x-stream'] ? h('span', { class: 'badge' }, m['x-stream'].durable ? 'durable' : 'stream') : null)))),
         ),
       );
+    }
+  }
+
+  private async reload(): Promise<void> {
+    const headers = this.headers();
+    if (headers === undefined) return;
+    try {
+      const doc = await loadDocument(headers);
+      new Explorer(doc, this.headersInput.value);
+      document.body.dataset.reloaded = String(Number(document.body.dataset.reloaded ?? '0') + 1);
+    } catch (error) {
+      this.headerProblems.append(h('li', {}, `Could not reload the API description: ${(error as Error).message}`));
     }
   }
 
@@ -182,12 +203,19 @@ function showServerViolations(output: HTMLElement, data: unknown[]): void {
   output.append(h('h4', {}, 'Invalid params (from the server)'), h('ul', { id: 'server-violations', class: 'errors' }, ...items));
 }
 
+/** The OpenRPC document, asked for with `headers` (it lists what that caller may call). */
+async function loadDocument(headers: Headers): Promise<ExplorerDocument> {
+  headers.set('accept', 'application/json');
+  const res = await fetch(documentUrl(), { headers });
+  if (!res.ok) throw new Error(`The OpenRPC document answered HTTP ${res.status}`);
+  const doc = (await res.json()) as ExplorerDocument;
+  if (!doc || !Array.isArray(doc.methods) || typeof doc.info?.title !== 'string') throw new Error('Not an OpenRPC document');
+  return doc;
+}
+
 async function boot(): Promise<void> {
   try {
-    const res = await fetch(documentUrl(), { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`The OpenRPC document answered HTTP ${res.status}`);
-    const doc = (await res.json()) as ExplorerDocument;
-    if (!doc || !Array.isArray(doc.methods) || typeof doc.info?.title !== 'string') throw new Error('Not an OpenRPC document');
+    const doc = await loadDocument(new Headers());
     new Explorer(doc);
     document.title = `${doc.info.title} · JSON-RPC explorer`;
     document.body.dataset.ready = 'true';

@@ -1,2 +1,3 @@
 export * from './rpc-exceptions.js';
 export * from './rpc-exception-mapper.js';
+export * from './rpc-error-text.js';

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
 import type { JsonRpcMcpOptions, ResolvedMcpOptions } from './mcp-options.js';
+import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -80,6 +81,10 @@ export interface JsonRpcModuleOptions {
   exceptionMapper?: Type<RpcExceptionMapper>;
   /** Chosen methods as MCP tools on `POST <mcp.path>` (Streamable HTTP). Default off. */
   mcp?: JsonRpcMcpOptions;
+  /** The OpenRPC document: `rpc.discover` on `path` and `GET <openrpc.path>`. Default off. */
+  openrpc?: JsonRpcOpenRpcOptions;
+  /** The browser explorer page on `GET <explorer.path>` (needs `openrpc`). Default off. */
+  explorer?: JsonRpcExplorerOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -116,6 +121,8 @@ export interface ResolvedJsonRpcOptions {
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
   readonly mcp: ResolvedMcpOptions;
+  readonly openrpc: ResolvedOpenRpcOptions;
+  readonly explorer: ResolvedExplorerOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');

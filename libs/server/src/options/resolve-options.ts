@@ -4,11 +4,12 @@ import { resolveDurableOptions } from './durable-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
 import { OptionProblems } from './option-checks.js';
 import { MCP_KEYS, resolveMcpOptions } from './mcp-options.js';
+import { resolveOpenRpcOptions } from './openrpc-options.js';
 import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'mcp'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'mcp'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -44,6 +45,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
   }
+  const described = resolveOpenRpcOptions(options.openrpc, options.explorer, [path, ...(resolvedStream.enabled ? [resolvedStream.path] : []), ...(durable.enabled ? [durable.path] : [])], problems);
   if (problems.size) throw new Error(`JsonRpcModule: invalid options:\n  - ${problems.list.join('\n  - ')}`);
   return deepFreeze({
     path,
@@ -58,6 +60,8 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     redis,
     exceptionMapper,
     mcp,
+    openrpc: described.openrpc,
+    explorer: described.explorer,
   });
 }
 

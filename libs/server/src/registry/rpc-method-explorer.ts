@@ -15,6 +15,8 @@ import { describeMethods, type RpcMethodDraft } from './method-schemas.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
 
+const NO_BUILT_INS: ReadonlySet<object> = new Set();
+
 /** Raised at bootstrap with every configuration problem found, so one restart fixes them all. */
 export class RpcStartupError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -39,7 +41,11 @@ export class RpcMethodExplorer {
     @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
   ) {}
 
-  explore(): RpcMethodRegistry {
+  /**
+   * `builtIns`: the module's own method classes (`rpc.discover`), the only ones allowed a reserved
+   * `rpc.` name; the app can never register one (see `isReservedMethodName`).
+   */
+  explore(builtIns: ReadonlySet<object> = NO_BUILT_INS): RpcMethodRegistry {
     const problems = new OptionProblems();
     const definitions: RpcMethodDraft[] = [];
     const owners = new Map<string, string>();
@@ -55,7 +61,8 @@ export class RpcMethodExplorer {
         const meta = this.metadata.getMethodMetadata(handler);
         if (!meta) continue;
         const where = `${prototype.constructor.name}.${methodKey}`;
-        const definition = this.define(wrapper, prototype, methodKey, handler, meta.name, meta.options, where, global, problems);
+        const builtIn = builtIns.has(prototype.constructor);
+        const definition = this.define(wrapper, prototype, methodKey, handler, meta.name, meta.options, where, global, problems, builtIn);
         if (!definition) continue;
         const previous = owners.get(definition.name);
         if (previous) problems.push(`duplicate method name "${definition.name}" on ${previous} and ${where}`);
@@ -83,10 +90,11 @@ export class RpcMethodExplorer {
     where: string,
     global: { any: boolean; filters: boolean },
     problems: OptionProblems,
+    builtIn: boolean,
   ): RpcMethodDraft | undefined {
     const before = problems.size;
     if (typeof name !== 'string' || name.length === 0) problems.push(`${where}: @RpcMethod needs a non-empty name`);
-    else if (isReservedMethodName(name)) problems.push(`${where}: method name "${name}" is reserved (names starting with "rpc." belong to the protocol)`);
+    else if (isReservedMethodName(name) && !builtIn) problems.push(`${where}: method name "${name}" is reserved (names starting with "rpc." belong to the protocol)`);
     checkMethodOptions(options, `${where} ("${name}")`, problems);
     if (problems.size > before) return undefined;
 

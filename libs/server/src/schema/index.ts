@@ -3,4 +3,5 @@ export type { MethodSchemaInput, ParamsSource, NamedParamSource } from './method
 export type { MethodSchemas, ParamsDescription, ParamDescriptor } from './method-schemas.js';
 export type { SchemaProblem, SchemaProblemSink } from './schema-problem.js';
 export { reachableComponents, standaloneSchema } from './schema-references.js';
+export { objectParamsSchema } from './object-params-schema.js';
 export { COMPONENT_REF_PREFIX, componentRef, deepFreeze, componentNameOf, type JsonSchema, type JsonSchemaObject, type ClassRef } from './json-schema.js';

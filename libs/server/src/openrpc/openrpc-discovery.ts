@@ -1,0 +1,65 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type Provider } from '@nestjs/common';
+import type { RpcSerializedResult } from '../caching/serialized-result.js';
+import { RpcContext } from '../context/rpc-context.js';
+import { RpcCtx } from '../decorators/rpc-param.decorators.js';
+import { RpcMethod } from '../decorators/rpc-method.decorator.js';
+import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
+import type { OpenRpcDocument } from './openrpc-document.js';
+import { OpenRpcDocuments } from './openrpc-documents.js';
+
+/** The service discovery method of the OpenRPC specification. */
+export const RPC_DISCOVER = 'rpc.discover';
+
+/**
+ * `rpc.discover`: a built-in method, registered like the app's own (the registry allows its
+ * reserved name for this class only) so it runs through the whole pipeline — batches,
+ * notifications, the app's guards and interceptors — and `GET <openrpc.path>` answers by calling
+ * it. Takes no params (`{}` and `[]` pass; anything else is -32602, from its param plan). Public:
+ * the document it answers lists only what the caller may call.
+ */
+@Injectable()
+export class OpenRpcDiscovery implements OnApplicationBootstrap {
+  private documents: OpenRpcDocuments | undefined;
+
+  constructor(
+    private readonly pipeline: RpcPipeline,
+    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+  ) {}
+
+  /** Gathers the method facts once every method is registered (the pipeline is initialised in `onModuleInit`). */
+  onApplicationBootstrap(): void {
+    this.catalog();
+  }
+
+  @RpcMethod(RPC_DISCOVER, {
+    roles: [],
+    rejectUnknown: true,
+    discoverable: false,
+    summary: 'Returns the OpenRPC document of this API (the methods the caller may call)',
+  })
+  discover(@RpcCtx() ctx: RpcContext): RpcSerializedResult | OpenRpcDocument {
+    const documents = this.catalog();
+    const json = documents.forCaller(ctx.roles, documents.serverUrlOf(ctx.request));
+    // `/rpc` and the GET route splice the pre-serialised text into the answer; a transport that
+    // wants a value (an LLM tool, MCP) gets the document itself.
+    return ctx.transport === 'http' ? json : (JSON.parse(json.json) as OpenRpcDocument);
+  }
+
+  /** The per-caller documents (built on first use when the app never bootstrapped, e.g. in a test module). */
+  catalog(): OpenRpcDocuments {
+    const pipeline = this.pipeline;
+    return (this.documents ??= new OpenRpcDocuments(pipeline.registry, (method) => pipeline.accessRuleOf(method), this.options));
+  }
+}
+
+/**
+ * Registers `OpenRpcDiscovery` only when `openrpc.enabled` (options may come from
+ * `forRootAsync`, so the choice is made when they are known): disabled, the provider is `null`,
+ * the registry never sees `rpc.discover`, and a call answers -32601 like any unknown method.
+ */
+export const OPENRPC_DISCOVERY_PROVIDER: Provider = {
+  provide: OpenRpcDiscovery,
+  inject: [RpcPipeline, JSON_RPC_MODULE_OPTIONS],
+  useFactory: (pipeline: RpcPipeline, options: ResolvedJsonRpcOptions) => (options.openrpc.enabled ? new OpenRpcDiscovery(pipeline, options) : null),
+};

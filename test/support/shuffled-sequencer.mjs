@@ -1,0 +1,35 @@
+/**
+ * A jest test sequencer that runs the selected files in a random order, reproducible from
+ * `JEST_SHUFFLE_SEED` (printed at start). Used by `scripts/loop-suites.sh` to run the Redis
+ * suites many times among the others, in a different position each run — the wave-1 scaled-out
+ * Redis flake only showed when that suite ran late in a worker.
+ */
+import Sequencer from '@jest/test-sequencer';
+
+const BaseSequencer = Sequencer.default ?? Sequencer;
+
+/** mulberry32: a tiny seeded PRNG, so an order that fails can be replayed from its seed. */
+function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export default class ShuffledSequencer extends BaseSequencer {
+  sort(tests) {
+    const seed = Number(process.env.JEST_SHUFFLE_SEED ?? Date.now() % 2 ** 31);
+    process.stderr.write(`shuffled-sequencer: JEST_SHUFFLE_SEED=${seed}\n`);
+    const random = seededRandom(seed);
+    const shuffled = [...tests];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    return shuffled;
+  }
+}
