@@ -2,12 +2,15 @@ import { RpcErrorCode, type RpcErrorObject, type RpcId, type RpcParamsValue } fr
 import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
+import { RpcException } from '../errors/rpc-exceptions.js';
 import type { McpFormatName } from '../options/mcp-options.js';
 import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import type { RpcPipeline, RpcResolvedCall } from '../pipeline/rpc-pipeline.js';
 import { isPromiseLike, rowIteratorOf, stopRowIterator, unboxStreamSource } from '../pipeline/stream-source.js';
 import type { McpToolEntry } from './mcp-tool-catalog.js';
 import { renderToolErrorText, renderToolText } from './tool-text.js';
+
+const CLIENT_GONE: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InternalError, message: 'Internal error' });
 
 /** What a tool call answers (MCP's `CallToolResult`, and the body of `POST <path>/call`). */
 export interface McpToolResult {
@@ -52,6 +55,8 @@ export class McpToolRunner {
       // A cached result comes back as its JSON text (what /rpc splices into the envelope).
       return this.success(entry, value instanceof RpcSerializedResult ? JSON.parse(value.json) : value, options.format);
     } catch (error) {
+      // The client left mid-stream: nobody reads the answer, and its abort is no server error to log.
+      if (call.ctx.signal.aborted && !(error instanceof RpcException)) return this.failure(CLIENT_GONE);
       return this.failure(this.mapper.toErrorObject(error, method));
     }
   }
