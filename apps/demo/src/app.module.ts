@@ -19,6 +19,8 @@ import { UsersRpc } from './users/users.rpc.js';
       // rpc.discover, GET /rpc/openrpc.json and the explorer page at GET /rpc/explorer.
       openrpc: { enabled: true, info: { title: 'nest-jsonrpc demo', version: '0.1.0', description: 'Every example of the README, described.' } },
       explorer: { enabled: true },
+      // MCP tools for agents on POST /mcp (the @RpcMcp methods), plus GET /mcp/tools and POST /mcp/call.
+      mcp: { enabled: true, rest: true, name: 'nest-jsonrpc-demo', version: '0.1.0' },
     }),
     StreamingDemoModule,
     ClientPageModule,

@@ -15,6 +15,7 @@ export {
 } from './options/json-rpc-options.js';
 export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
 export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
+export { DEFAULT_MCP_ALLOWED_HOSTS, type JsonRpcMcpOptions, type ResolvedMcpOptions, type McpFormatName } from './options/mcp-options.js';
 export type {
   JsonRpcOpenRpcOptions,
   JsonRpcOpenRpcInfo,

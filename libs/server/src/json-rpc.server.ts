@@ -46,7 +46,7 @@ export class JsonRpcServer implements OnModuleInit {
     return this.registryRef;
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const registry = (this.registryRef = this.explorer.explore(BUILT_IN_METHODS));
     this.pipeline.init(registry);
     const adapter = this.adapterHost.httpAdapter;
@@ -75,6 +75,11 @@ export class JsonRpcServer implements OnModuleInit {
     if (options.explorer.enabled) {
       void fastify.register(new ExplorerPageRoutes(options, logger).plugin());
       logger.log(`Explorer on GET ${options.explorer.path}`);
+    }
+    if (options.mcp.enabled) {
+      // Loaded only when enabled: the MCP SDK (and zod) stay out of apps that do not serve MCP.
+      const { mountMcpRoutes } = await import('./mcp/index.js');
+      mountMcpRoutes(fastify, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable });
     }
   }
 }

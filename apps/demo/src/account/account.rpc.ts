@@ -5,6 +5,7 @@ import {
   RpcCacheInvalidator,
   RpcCtx,
   RpcErrorCode,
+  RpcMcp,
   RpcMethod,
   RpcParams,
   RpcRateLimit,
@@ -38,6 +39,7 @@ export class AccountRpc {
   }
 
   @RpcMethod('account.me', { roles: ['user'], summary: 'Who you are', tags: ['account'], result: MeResult })
+  @RpcMcp({ title: 'Who am I' })
   me(@RpcCtx() ctx: RpcContext) {
     const user = ctx.user as DemoUser;
     return { id: user.id, roles: ctx.roles };
@@ -61,6 +63,7 @@ export class AccountRpc {
 
   @RpcMethod('reports.monthly', { roles: ['user'], summary: 'An expensive report, cached 30 s for everyone', tags: ['reports'], result: MonthlyReportResult })
   @RpcCache({ ttl: 30, tags: ['reports'] })
+  @RpcMcp({ title: 'Monthly report', format: 'markdown' })
   async monthly(@RpcParams() p: ReportDto) {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the expensive part
     return { month: p.month, total: 1234.5, generatedAt: new Date().toISOString(), run: ++this.reportRuns };

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { RpcMethod, RpcParam, type RpcContext } from '@nest-jsonrpc/server';
+import { RpcMcp, RpcMethod, RpcParam, type RpcContext } from '@nest-jsonrpc/server';
 import { AddDto, SumResult } from './math.dto.js';
 
 @Injectable()
 export class MathRpc {
   /** Undecorated parameters: `(params, ctx)`, params validated against AddDto. */
   @RpcMethod('math.add', { summary: 'Adds two numbers', tags: ['math'], result: SumResult })
+  @RpcMcp({ title: 'Add two numbers', annotations: { readOnlyHint: true, idempotentHint: true } })
   add(p: AddDto, _ctx: RpcContext): { sum: number } {
     return { sum: p.a + p.b };
   }

@@ -3,8 +3,9 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { UserDirectory } from '../account/user-directory.js';
 
-/** The module's default `durable.path`; the demo does not change it. */
+/** The module's default `durable.path` and `mcp.path`; the demo does not change them. */
 const DURABLE_PATH = '/rpc/streams';
+const MCP_PATH = '/mcp';
 
 /**
  * Who is calling on the durable REST/SSE routes (`GET/DELETE /rpc/streams…`). Those are plain
@@ -12,6 +13,8 @@ const DURABLE_PATH = '/rpc/streams';
  * hook a report started with `Authorization: Bearer <token>` (owned by that user) could not be
  * attached, listed or cancelled by anyone. Same token, same `request.user`, set in a Fastify
  * `onRequest` hook — what `@fastify/jwt` or `@fastify/passport` would do in a real app.
+ * The MCP routes (`/mcp`, `/mcp/tools`, `/mcp/call`) need it too: `tools/list` is filtered by the
+ * caller's roles before any guard runs.
  */
 @Injectable()
 export class DurableRoutesIdentity implements OnModuleInit {
@@ -27,7 +30,7 @@ export class DurableRoutesIdentity implements OnModuleInit {
 
   private readonly identify = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const route = request.routeOptions.url;
-    if (route === undefined || (route !== DURABLE_PATH && !route.startsWith(`${DURABLE_PATH}/`))) return;
+    if (route === undefined || !isIdentifiedRoute(route)) return;
     const header = request.headers.authorization;
     if (header === undefined) return;
     const user = header.startsWith('Bearer ') ? this.directory.byToken(header.slice(7)) : undefined;
@@ -37,4 +40,8 @@ export class DurableRoutesIdentity implements OnModuleInit {
     }
     (request as FastifyRequest & { user?: unknown }).user = user;
   };
+}
+
+function isIdentifiedRoute(route: string): boolean {
+  return [DURABLE_PATH, MCP_PATH].some((base) => route === base || route.startsWith(`${base}/`));
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
+import { RpcMcp, RpcMethod, RpcStream, StreamFormat, resultChunks, type RpcContext } from '@nest-jsonrpc/server';
 import { ChatModel } from '../llm/chat-model.js';
 import { CHAT_ROW_SCHEMA, ChatDto, DownloadDto, EXPORT_ROW_SCHEMA, ExportDto, LogLine, LogsTailDto, RESULT_CHUNK_ROW_SCHEMA } from './streaming-demo.dto.js';
 
@@ -25,6 +25,8 @@ export class StreamingDemoRpc {
     tags: ['streams'],
   })
   @RpcStream({ format: StreamFormat.Sse, row: CHAT_ROW_SCHEMA })
+  // As an MCP tool: each token is one notifications/progress (with a progressToken), the result the whole reply.
+  @RpcMcp({ title: 'Chat', format: 'plain' })
   async *chat(p: ChatDto, ctx: RpcContext) {
     let index = 0;
     // ctx.signal aborts the provider call: a closed tab closes the upstream connection at once.

@@ -1,3 +1,4 @@
+import type { McpFormatName } from '../options/mcp-options.js';
 import { RPC_MCP_METADATA } from './metadata-keys.js';
 
 /** MCP tool annotations (hints for clients; never a security boundary). */
@@ -8,8 +9,8 @@ export interface RpcMcpAnnotations {
   openWorldHint?: boolean;
 }
 
-/** How a tool's result is rendered as text. */
-export type RpcMcpFormat = 'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon';
+/** How a tool's result is rendered as text: `json | pretty_json | markdown | plain | toon` (the names live in options/mcp-options.ts). */
+export type RpcMcpFormat = McpFormatName;
 
 export interface RpcMcpOptions {
   /** Tool name; default: the RPC method name. */

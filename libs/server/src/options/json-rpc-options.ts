@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
+import type { JsonRpcMcpOptions, ResolvedMcpOptions } from './mcp-options.js';
 import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
 import type { JsonRpcRateLimitOptions } from './rate-limit-options.js';
@@ -80,6 +81,8 @@ export interface JsonRpcModuleOptions {
    * transport. Created with dependency injection (it may inject global providers).
    */
   exceptionMapper?: Type<RpcExceptionMapper>;
+  /** Chosen methods as MCP tools on `POST <mcp.path>` (Streamable HTTP). Default off. */
+  mcp?: JsonRpcMcpOptions;
   /** The OpenRPC document: `rpc.discover` on `path` and `GET <openrpc.path>`. Default off. */
   openrpc?: JsonRpcOpenRpcOptions;
   /** The browser explorer page on `GET <explorer.path>` (needs `openrpc`). Default off. */
@@ -127,6 +130,7 @@ export interface ResolvedJsonRpcOptions {
   readonly durable: ResolvedDurableOptions;
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
+  readonly mcp: ResolvedMcpOptions;
   readonly openrpc: ResolvedOpenRpcOptions;
   readonly explorer: ResolvedExplorerOptions;
   readonly limits: ResolvedLimitsOptions;

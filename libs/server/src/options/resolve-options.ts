@@ -5,12 +5,13 @@ import { LIMITS_KEYS, resolveLimitsOptions } from './limits-options.js';
 import { resolveRateLimitOptions } from './rate-limit-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
 import { OptionProblems } from './option-checks.js';
+import { MCP_KEYS, resolveMcpOptions } from './mcp-options.js';
 import { resolveOpenRpcOptions } from './openrpc-options.js';
 import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'limits', 'rateLimit'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'mcp', 'limits', 'rateLimit'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -43,6 +44,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   const durable = resolveDurableOptions(options.durable, problems);
   const limits = resolveLimitsOptions(section('limits', options.limits, LIMITS_KEYS), problems);
   const rateLimit = resolveRateLimitOptions(options.rateLimit, problems);
+  const mcp = resolveMcpOptions(section('mcp', options.mcp, MCP_KEYS), [path, resolvedStream.path, durable.path], problems);
   const exceptionMapper = options.exceptionMapper ?? RpcExceptionMapper;
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
@@ -61,6 +63,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     durable,
     redis,
     exceptionMapper,
+    mcp,
     openrpc: described.openrpc,
     explorer: described.explorer,
     limits,

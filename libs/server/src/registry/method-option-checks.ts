@@ -8,6 +8,7 @@ import type { RpcMcpOptions } from '../decorators/rpc-mcp.decorator.js';
 import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
 import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
 import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
+import { MCP_FORMAT_NAMES } from '../options/mcp-options.js';
 import type { OptionProblems } from '../options/option-checks.js';
 import { checkRateLimitShape, RATE_LIMIT_SCOPES } from '../options/rate-limit-options.js';
 
@@ -21,7 +22,6 @@ const STREAM_OPTION_KEYS = ['format', 'durable', 'row'];
 const CACHE_KEYS = ['ttl', 'scope', 'tags'];
 const MCP_KEYS = ['name', 'title', 'description', 'annotations', 'format', 'enabled'];
 const MCP_ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
-export const MCP_FORMATS = ['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const;
 
 /** A JSON Schema given by hand: an object or a boolean. */
 function isJsonSchema(value: unknown): boolean {
@@ -86,7 +86,7 @@ export function checkMcpOptions(options: RpcMcpOptions | undefined, where: strin
   if (options.name !== undefined && !(typeof options.name === 'string' && options.name.length > 0)) problems.push(`${where}: @RpcMcp "name" must be a non-empty string`);
   problems.string(`${where}: @RpcMcp "title"`, options.title);
   problems.string(`${where}: @RpcMcp "description"`, options.description);
-  problems.oneOf(`${where}: @RpcMcp "format"`, options.format, MCP_FORMATS);
+  problems.oneOf(`${where}: @RpcMcp "format"`, options.format, MCP_FORMAT_NAMES);
   problems.boolean(`${where}: @RpcMcp "enabled"`, options.enabled);
   const annotations = options.annotations;
   if (problems.object(`${where}: @RpcMcp "annotations"`, annotations, MCP_ANNOTATION_KEYS, (key) => `${where}: @RpcMcp annotations has unknown hint "${key}"`) && annotations) {
