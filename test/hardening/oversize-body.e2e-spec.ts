@@ -5,7 +5,8 @@
  * close`, never EPIPE/ECONNRESET, because the server keeps reading (and discarding) the upload
  * for a bounded time before closing (http/early-answer.ts). `Expect: 100-continue` with an
  * oversize length gets the 413 and no `100 Continue`, so the body is never sent.
- * (`/mcp/call` does not exist on main yet; add it to ROUTES when it does.)
+ * The MCP endpoint (`POST /mcp`) answers the same envelope; the MCP REST surface's
+ * `POST /mcp/call` answers its own body shape (seed 001's `/mcp/call` column), delivered the same way.
  */
 import { execFile } from 'node:child_process';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -31,7 +32,9 @@ class OversizeMethods {
 }
 
 @Module({
-  imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } })],
+  imports: [
+    JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() }, mcp: { enabled: true, rest: true, exposeAll: true } }),
+  ],
   providers: [OversizeMethods],
 })
 class OversizeModule {}
@@ -67,11 +70,14 @@ function endlessUpload(port: number, started: number): Promise<{ head: string; c
 
 const TOO_LARGE = { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: body exceeds 1048576 bytes' }, id: null };
 const STREAM_ID = '4b7a3c1e-9d2f-4e8a-b5c6-0123456789ab';
-const ROUTES: ReadonlyArray<{ method: string; path: string }> = [
-  { method: 'POST', path: '/rpc' },
-  { method: 'POST', path: '/rpc/stream' },
-  { method: 'DELETE', path: `/rpc/streams/${STREAM_ID}` },
-  { method: 'POST', path: `/rpc/streams/${STREAM_ID}` },
+const MCP_CALL_TOO_LARGE = { content: [{ type: 'text', text: `Error ${TOO_LARGE.error.code}: ${TOO_LARGE.error.message}` }], isError: true };
+const ROUTES: ReadonlyArray<{ method: string; path: string; answer: unknown }> = [
+  { method: 'POST', path: '/rpc', answer: TOO_LARGE },
+  { method: 'POST', path: '/rpc/stream', answer: TOO_LARGE },
+  { method: 'DELETE', path: `/rpc/streams/${STREAM_ID}`, answer: TOO_LARGE },
+  { method: 'POST', path: `/rpc/streams/${STREAM_ID}`, answer: TOO_LARGE },
+  { method: 'POST', path: '/mcp', answer: TOO_LARGE },
+  { method: 'POST', path: '/mcp/call', answer: MCP_CALL_TOO_LARGE },
 ];
 const ATTEMPTS = 50;
 const CLIENT = fileURLToPath(new URL('./support/post-oversize.mjs', import.meta.url));
@@ -106,11 +112,11 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
   });
   afterAll(() => t.close());
 
-  describe.each(ROUTES)('$method $path', ({ method, path }) => {
+  describe.each(ROUTES)('$method $path', ({ method, path, answer }) => {
     it.each(['fetch', 'http', 'http-chunked'])(`%s, 5 MB, ${ATTEMPTS} times: every attempt reads the 413 envelope`, async (mode) => {
       const outcomes = await postFromAnotherProcess(t.url + path, method, mode);
       expect(outcomes).toHaveLength(ATTEMPTS);
-      const wrong = outcomes.filter((o) => o.status !== 413 || o.connection !== 'close' || o.text !== JSON.stringify(TOO_LARGE));
+      const wrong = outcomes.filter((o) => o.status !== 413 || o.connection !== 'close' || o.text !== JSON.stringify(answer));
       expect(wrong).toEqual([]);
     });
   });

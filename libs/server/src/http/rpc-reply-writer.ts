@@ -122,6 +122,16 @@ export class RpcReplyWriter {
     reply.code(status).headers(all).send(serializeError(null, error));
   }
 
+  /**
+   * A JSON body that is not an envelope (the MCP REST surface's refusals), sent before the request
+   * body was read: with the same lingering close as {@link sendTransportError}, so the client
+   * still reads it.
+   */
+  sendEarlyJson(request: FastifyRequest, reply: FastifyReply, status: number, text: string): void {
+    if (!bodyStillArriving(request)) return this.sendJson(reply, status, text);
+    sendEarlyAnswer(request, reply, status, { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' }, text, this.limits);
+  }
+
   /** A JSON body that is not an envelope (the durable REST routes), never cached by intermediaries. */
   sendJson(reply: FastifyReply, status: number, text: string): void {
     reply.code(status).header('content-type', JSON_CONTENT_TYPE).header('cache-control', 'no-store').send(text);

@@ -100,7 +100,9 @@ export class McpRestRoutes {
   }
 
   private refuse(reply: FastifyReply, { status, code, message }: RestRefusal): void {
-    this.writer.sendJson(reply, status, JSON.stringify({ content: [{ type: 'text', text: renderToolErrorText({ code, message }) }], isError: true }));
+    const text = JSON.stringify({ content: [{ type: 'text', text: renderToolErrorText({ code, message }) }], isError: true });
+    // A refusal sent before the body was read (413, 415) lingers so the client reads it.
+    this.writer.sendEarlyJson(reply.request, reply, status, text);
   }
 
   /** What Fastify raises before the handler (too large, wrong media type), in the REST body shape. */
