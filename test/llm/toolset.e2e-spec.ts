@@ -244,7 +244,7 @@ describe('RpcToolset over real HTTP', () => {
         isToolError: true,
       });
       expect((await probe({ methods: ['weather.get'], call: { name: 'weather_get', arguments: ['Porto'] } })).outcome).toEqual({
-        error: 'Error -32602: Invalid params\n  - the tool arguments must be a JSON object',
+        error: 'Error -32602: Invalid params\n  - (params): the tool arguments must be a JSON object',
         code: -32602,
         isToolError: true,
       });

@@ -1,7 +1,7 @@
 import { formatRpcErrorText } from './rpc-error-text.js';
 
 describe('formatRpcErrorText', () => {
-  it('code and message; one line per violation of a -32602 (a pathless one without the path)', () => {
+  it('code and message; one line per violation of a -32602 only (a pathless one reads (params))', () => {
     expect(formatRpcErrorText({ code: -32003, message: 'Rate limit exceeded for demo.ping', data: { retryAfter: 9 } })).toBe('Error -32003: Rate limit exceeded for demo.ping');
     expect(
       formatRpcErrorText({
@@ -13,7 +13,9 @@ describe('formatRpcErrorText', () => {
           'not a violation',
         ],
       }),
-    ).toBe('Error -32602: Invalid params\n  - city: city must be a string\n  - property extra should not exist');
+    ).toBe('Error -32602: Invalid params\n  - city: city must be a string\n  - (params): property extra should not exist');
+    // Other codes keep their data out of the text, even a list.
+    expect(formatRpcErrorText({ code: -32001, message: 'Access denied', data: [{ path: 'x', message: 'm' }] })).toBe('Error -32001: Access denied');
   });
 
   it('codeName: names the code unless the message already says it', () => {

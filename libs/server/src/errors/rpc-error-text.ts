@@ -1,4 +1,4 @@
-import { RpcErrorMessage, type RpcErrorObject } from '@nest-jsonrpc/protocol';
+import { RpcErrorCode, RpcErrorMessage, type RpcErrorObject } from '@nest-jsonrpc/protocol';
 
 export interface RpcErrorTextOptions {
   /**
@@ -8,22 +8,28 @@ export interface RpcErrorTextOptions {
   codeName?: boolean;
 }
 
+/** What a violation line shows for a violation with no path (it concerns the params as a whole). */
+export const WHOLE_PARAMS_PATH = '(params)';
+
 /**
- * An error object as text for a reader that is not a JSON-RPC client — an MCP tool result, an LLM
- * tool result: `Error <code>: <message>`, then one `  - <path>: <message>` line per violation of
- * a -32602 (`  - <message>` when the violation concerns no one key). Only what the client would
- * be sent anyway: a -32603's cause was logged by the mapper and is not in the object.
+ * An error object as text for a reader that is not a JSON-RPC client — an MCP tool result (seed
+ * 001's rendering), an LLM tool result: first line exactly `Error <code>: <message>`; for -32602,
+ * one `  - <path>: <message>` line per entry of `error.data` (the `ParamViolation[]` that `/rpc`
+ * answers), in order, and nothing else. An entry without a path reads `(params)`; data that is
+ * not a list of violations adds no line. Only what the client would be sent anyway: a -32603's
+ * cause was logged by the mapper and is not in the object.
  */
 export function formatRpcErrorText(error: RpcErrorObject, options: RpcErrorTextOptions = {}): string {
   const name = options.codeName ? RpcErrorMessage[error.code] : undefined;
   const named = name !== undefined && !error.message.toLowerCase().includes(name.toLowerCase()) ? ` (${name})` : '';
-  let text = `Error ${error.code}${named}: ${error.message}`;
-  if (Array.isArray(error.data)) {
-    for (const item of error.data as unknown[]) {
-      const violation = item as { path?: unknown; message?: unknown } | null;
-      if (violation === null || typeof violation !== 'object' || typeof violation.message !== 'string') continue;
-      text += typeof violation.path === 'string' && violation.path ? `\n  - ${violation.path}: ${violation.message}` : `\n  - ${violation.message}`;
+  const lines = [`Error ${error.code}${named}: ${error.message}`];
+  if (error.code === RpcErrorCode.InvalidParams && Array.isArray(error.data)) {
+    for (const entry of error.data as unknown[]) {
+      if (typeof entry !== 'object' || entry === null) continue;
+      const { path, message } = entry as { path?: unknown; message?: unknown };
+      if (typeof message !== 'string') continue;
+      lines.push(`  - ${typeof path === 'string' && path !== '' ? path : WHOLE_PARAMS_PATH}: ${message}`);
     }
   }
-  return text;
+  return lines.join('\n');
 }

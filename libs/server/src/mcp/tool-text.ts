@@ -3,9 +3,10 @@
  * in each format, how an RPC error reads for a text-only LLM client, and which format a call gets.
  * Pure functions: no Nest, no Fastify, no I/O. `toon` is `@toon-format/toon`'s encoder as is.
  */
-import { RpcErrorCode } from '@nest-jsonrpc/protocol';
+import type { RpcErrorObject } from '@nest-jsonrpc/protocol';
 import { encode as encodeToon } from '@toon-format/toon';
 import type { RpcMcpFormat } from '../decorators/rpc-mcp.decorator.js';
+import { formatRpcErrorText } from '../errors/rpc-error-text.js';
 
 /** `'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon'`: the decorator's `format` type, one definition. */
 export type McpTextFormat = RpcMcpFormat;
@@ -90,26 +91,11 @@ function markdownCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, '<br>');
 }
 
-/** What a placeholder line shows for a violation with no path (it concerns the params as a whole). */
-export const WHOLE_PARAMS_PATH = '(params)';
+export { WHOLE_PARAMS_PATH } from '../errors/rpc-error-text.js';
 
-/**
- * The text of an RPC error for a text-only client: first line exactly `Error <code>: <message>`;
- * for -32602, one `  - <path>: <message>` line per entry of `error.data` (the `ParamViolation[]`
- * that `/rpc` answers), in order, and nothing else. An entry without a path reads `(params)`;
- * data that is not a list of violations adds no line.
- */
-export function renderToolErrorText(error: { code: number; message: string; data?: unknown }): string {
-  const head = `Error ${error.code}: ${error.message}`;
-  if (error.code !== RpcErrorCode.InvalidParams || !Array.isArray(error.data)) return head;
-  const lines = [head];
-  for (const entry of error.data as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { path, message } = entry as { path?: unknown; message?: unknown };
-    if (typeof message !== 'string') continue;
-    lines.push(`  - ${typeof path === 'string' && path !== '' ? path : WHOLE_PARAMS_PATH}: ${message}`);
-  }
-  return lines.join('\n');
+/** The text of an RPC error in a tool result: `formatRpcErrorText`, the one rendering. */
+export function renderToolErrorText(error: RpcErrorObject): string {
+  return formatRpcErrorText(error);
 }
 
 /** How much of a refused value the message repeats (a header can be kilobytes long). */
