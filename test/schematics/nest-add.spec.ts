@@ -136,7 +136,7 @@ describe('nest-add options', () => {
     expect(tree.readText('src/app.module.ts')).toContain(
       "imports: [JsonRpcModule.forRoot({ path: '/api/rpc', stream: { enabled: true }, durable: { enabled: true } })],",
     );
-    expect(JSON.parse(tree.readText('package.json')).dependencies['better-sqlite3']).toBe('^12.0.0');
+    expect(JSON.parse(tree.readText('package.json')).dependencies['better-sqlite3']).toBe('^13.0.0');
   });
 
   it('a later run with new options adds them to the existing forRoot, and then changes nothing', async () => {

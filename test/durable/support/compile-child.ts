@@ -14,11 +14,12 @@ function tsFiles(dir: string): string[] {
 }
 
 /**
- * Compiles the server sources and the child app into `outDir` with swc (as jest does), so a test
- * can run the app in a real, killable process without a prior build. `node_modules` is linked in.
+ * Compiles the server sources and a child app (`entry`, relative to the repository root) into
+ * `outDir` with swc (as jest does), so a test can run the app in a real, killable process without
+ * a prior build. `node_modules` is linked in. Returns the compiled entry.
  */
-export function compileChildApp(outDir: string): string {
-  const sources = [...tsFiles(join(root, 'libs/server/src')), join(root, 'test/durable/support/child-app.ts')];
+export function compileChildApp(outDir: string, entry = 'test/durable/support/child-app.ts'): string {
+  const sources = [...tsFiles(join(root, 'libs/server/src')), join(root, entry)];
   for (const file of sources) {
     const { code } = transformFileSync(file, {
       jsc: {
@@ -35,5 +36,5 @@ export function compileChildApp(outDir: string): string {
   }
   writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
   symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'), 'dir');
-  return join(outDir, 'test/durable/support/child-app.js');
+  return join(outDir, entry.replace(/\.ts$/, '.js'));
 }

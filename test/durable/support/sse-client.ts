@@ -29,9 +29,15 @@ export interface SseSession {
   close(): void;
 }
 
-export async function openSse(url: string, init: { headers?: Record<string, string> } = {}): Promise<SseSession> {
+/** GET `url` as an SSE client; with `body`, POST it (a durable method called live on the stream route). */
+export async function openSse(url: string, init: { headers?: Record<string, string>; body?: string } = {}): Promise<SseSession> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...init.headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    method: init.body === undefined ? 'GET' : 'POST',
+    body: init.body,
+    headers: { accept: 'text/event-stream', ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+    signal: controller.signal,
+  });
   let wake: (() => void) | undefined;
   const session: SseSession = {
     status: res.status,

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { nodeReleaseHome } from '../../../.ci/node-release.mjs';
 import { run } from './processes.js';
 
 /**
@@ -19,22 +20,10 @@ export interface Toolchain {
 
 export async function prepareToolchain(root: string): Promise<Toolchain> {
   const cache = join(root, 'node_modules/.cache/nest-jsonrpc-cli-e2e');
-  const nodeHome = join(cache, 'node-24');
   const cliHome = join(cache, 'nest-cli-12');
   mkdirSync(cache, { recursive: true });
-
-  if (!existsSync(join(nodeHome, 'bin/node'))) {
-    const download = join(cache, 'download');
-    rmSync(download, { recursive: true, force: true });
-    mkdirSync(download);
-    const nodePackage = `node-${process.platform}-${process.arch}@24`;
-    await run('npm', ['pack', nodePackage, '--pack-destination', download, '--loglevel=error'], { cwd: download });
-    const [tarball] = readdirSync(download).filter((f) => f.endsWith('.tgz'));
-    await run('tar', ['xzf', tarball], { cwd: download });
-    rmSync(nodeHome, { recursive: true, force: true });
-    renameSync(join(download, 'package'), nodeHome);
-    rmSync(download, { recursive: true, force: true });
-  }
+  // The same cached Node 24 as .ci/run's second pass of the suite.
+  const nodeHome = nodeReleaseHome(root, 24);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

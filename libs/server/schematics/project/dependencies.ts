@@ -31,6 +31,8 @@ export interface DependencyPlan {
 /**
  * The dependencies the app must declare: this package and its required peers (plus better-sqlite3
  * for durable streams on the default store). An app that declares one already keeps its range.
+ * Each gets the newest alternative of the peer range: for better-sqlite3 that is 13, right for an
+ * app made by @nestjs/cli 12 (Node >= 22.22), where 13 runs and 12 aborts on Node >= 24.19.
  * `@nestjs/platform-fastify` follows the app's `@nestjs/core` range (Nest's packages release in lockstep).
  */
 export function planDependencies(app: PackageJson, own: PackageJson, options: { durable: boolean }): DependencyPlan {

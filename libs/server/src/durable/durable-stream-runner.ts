@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import type { DurableStartAnswer, DurableStreamEvent, DurableStreamStatus } from '@nest-jsonrpc/protocol';
+import { isTerminalEvent, type DurableStartAnswer, type DurableStreamEvent, type DurableStreamStatus } from '@nest-jsonrpc/protocol';
 import { callerUserId } from '../context/caller-identity.js';
 import { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { RpcRateLimitExceededException } from '../errors/rpc-exceptions.js';
@@ -22,6 +22,24 @@ import { durableLiveRows } from './durable-live-rows.js';
 import { DurableRpcContext } from './durable-rpc-context.js';
 import { DurableStreamRun } from './durable-stream-run.js';
 import { DurableSubscription, type DurableEventSink } from './durable-subscription.js';
+
+/** Longest a shutdown waits for its streams' terminal events to come back from the store's fan-out. */
+export const SHUTDOWN_FANOUT_GRACE_MS = 2000;
+
+/** Resolves `heard` once the store fans out a terminal event of stream `id` (or at once if listening fails). */
+async function terminalHeard(store: StreamStore, id: string): Promise<{ heard: Promise<void>; off: () => void }> {
+  let hear!: () => void;
+  const heard = new Promise<void>((resolve) => (hear = resolve));
+  try {
+    const off = await store.subscribe(id, (events) => {
+      if (events.length && isTerminalEvent(events[events.length - 1].event)) hear();
+    });
+    return { heard, off };
+  } catch {
+    hear();
+    return { heard, off: () => undefined };
+  }
+}
 
 /**
  * Durable streams at runtime, in this process: starts producers (through the pipeline, so guards,
@@ -82,13 +100,34 @@ export class DurableStreamRunner implements DurableCallStarter, OnModuleInit, Be
     this.sweepTimer.unref();
   }
 
-  /** Stop producing before the HTTP server closes: every run commits what it has, then its terminal event. */
+  /**
+   * Stop producing before the HTTP server closes: every run commits what it has, then its terminal
+   * event — and that event has reached this process's subscribers before the server's close ends
+   * their responses. With SQLite the fan-out is part of the commit; with Redis it is a PUBLISH that
+   * comes back through the subscriber connection after the commit returns, so the terminal events
+   * are listened for first and awaited (at most SHUTDOWN_FANOUT_GRACE_MS).
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.storeRef) return;
+    const store = this.storeRef;
+    if (!store) return;
     this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    await Promise.all([...this.runs.values()].map((run) => run.stop('interrupted')));
+    const runs = [...this.runs.values()];
+    const terminals = await Promise.all(runs.map((run) => terminalHeard(store, run.id)));
+    try {
+      await Promise.all(runs.map((run) => run.stop('interrupted')));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(terminals.map((t) => t.heard)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FANOUT_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+      // One turn of the event loop for the subscribers' own writes (a live route pulls through an iterator).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      for (const t of terminals) t.off();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

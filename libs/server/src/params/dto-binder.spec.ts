@@ -24,6 +24,20 @@ class Derived extends Base {
 }
 
 describe('DtoBinder', () => {
+  it('refuses a `constructor` key at any depth with -32602 data, instead of class-transformer throwing a TypeError (found by the fuzzer)', () => {
+    for (const [value, path] of [
+      [{ email: 'a@b.example', priority: 1, lines: [], x: { constructor: 1 } }, 'x.constructor'],
+      [{ email: 'a@b.example', priority: 1, lines: [{ sku: 'a', qty: 1, constructor: 'y' }] }, 'lines.0.constructor'],
+      [{ email: 'a@b.example', priority: 1, lines: [], constructor: {} }, 'constructor'],
+    ] as const) {
+      for (const rejectUnknown of [true, false]) {
+        const out: ParamViolation[] = [];
+        expect(() => new DtoBinder(Order, rejectUnknown).bind(value as never, 'p', out)).not.toThrow();
+        expect(out).toEqual([{ path: `p.${path}`, message: 'Parameter name not allowed', code: 'forbiddenKey' }]);
+      }
+    }
+  });
+
   it('binds a valid plain object into an instance, nested ones too', () => {
     const out: ParamViolation[] = [];
     const order = new DtoBinder(Order, true).bind({ email: 'a@b.example', priority: 3, lines: [{ sku: 'x', qty: 2 }] }, '', out);

@@ -34,6 +34,11 @@ export class DtoBinder<T extends object = object> {
 
   /** Binds `value`; violations are appended to `out` with `prefix` before their paths. */
   bind(value: Record<string, unknown>, prefix: string, out: ParamViolation[]): T {
+    const forbidden = constructorKeyPath(value);
+    if (forbidden !== undefined) {
+      out.push({ path: prefix ? `${prefix}.${forbidden}` : forbidden, message: 'Parameter name not allowed', code: 'forbiddenKey' });
+      return value as T;
+    }
     let instance: T;
     let errors: ValidationError[];
     try {
@@ -49,6 +54,34 @@ export class DtoBinder<T extends object = object> {
     if (errors.length) flattenValidationErrors(errors, prefix, out);
     return instance;
   }
+}
+
+/**
+ * The dotted path of the first own `constructor` key in `value`, if any. class-transformer takes a
+ * nested object's `constructor` for its class, so `{"x":{"constructor":1}}` made it throw a
+ * TypeError (an internal error for the caller's input; found by the fuzzer, test/fuzz/). No DTO
+ * can declare a property of that name, so the key is refused wherever it is. Iterative: params
+ * may be nested thousands deep.
+ */
+function constructorKeyPath(value: unknown): string | undefined {
+  const values: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: string[] = [''];
+  for (let next = 0; next < values.length; next++) {
+    const v = values[next];
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, 'constructor')) {
+      const path = ['constructor'];
+      for (let at = next; at > 0; at = parents[at]) path.unshift(keys[at]);
+      return path.join('.');
+    }
+    for (const key of Object.keys(v)) {
+      values.push((v as Record<string, unknown>)[key]);
+      parents.push(next);
+      keys.push(key);
+    }
+  }
+  return undefined;
 }
 
 export function flattenValidationErrors(errors: ValidationError[], prefix: string, out: ParamViolation[]): void {
