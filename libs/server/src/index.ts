@@ -89,3 +89,5 @@ export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
 export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';
 
 export * from './deprecated-aliases.js';
+export * from './observability/index.js';
+export type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions, RpcCallLogging } from './options/observability-options.js';

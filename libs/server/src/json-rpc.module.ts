@@ -6,6 +6,7 @@ import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
 import { JsonRpcServer } from './json-rpc.server.js';
+import { RpcObservability } from './observability/rpc-observability.js';
 import {
   JSON_RPC_MODULE_OPTIONS,
   type JsonRpcModuleOptions,
@@ -52,6 +53,7 @@ const CORE_PROVIDERS: Provider[] = [
   DurableStreamRunner,
   DurableStreamAccess,
   JsonRpcServer,
+  RpcObservability,
 ];
 
 /**

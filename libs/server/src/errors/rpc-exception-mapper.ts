@@ -27,11 +27,39 @@ const GENERIC_HTTP_MESSAGES = new Set([
 @Injectable()
 export class RpcExceptionMapper {
   protected readonly logger = new Logger('JsonRpc');
+  /**
+   * What each thrown object was mapped to (for which method): a call's error is mapped once, so
+   * the observer (spans, events, logs) and the transport writing the answer share one mapping and
+   * a -32603 cause is logged once.
+   */
+  private readonly mapped = new WeakMap<object, { method: string | undefined; error: RpcErrorObject }>();
+  private quiet = false;
 
   toErrorObject(error: unknown, method?: string): RpcErrorObject {
+    const key = typeof error === 'object' && error !== null ? error : undefined;
+    if (key !== undefined) {
+      const seen = this.mapped.get(key);
+      if (seen !== undefined && seen.method === method) return seen.error;
+    }
     const mapped = this.map(error, method);
-    if (isErrorObject(mapped)) return mapped;
-    return this.internal(new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`), method);
+    const result = isErrorObject(mapped)
+      ? mapped
+      : this.internal(new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`), method);
+    if (key !== undefined) this.mapped.set(key, { method, error: result });
+    return result;
+  }
+
+  /**
+   * @internal `toErrorObject` without logging a -32603's cause: `observability/` logs the failed
+   * call itself (with the cause's stack), per `observability.logCalls`.
+   */
+  toErrorObjectUnlogged(error: unknown, method?: string): RpcErrorObject {
+    this.quiet = true;
+    try {
+      return this.toErrorObject(error, method);
+    } finally {
+      this.quiet = false;
+    }
   }
 
   /** The mapping itself; subclasses usually override one of the hooks below instead. */
@@ -78,6 +106,7 @@ export class RpcExceptionMapper {
 
   /** -32603 with the fixed message; the cause is logged (with its stack), never sent. */
   protected internal(error: unknown, method?: string): RpcErrorObject {
+    if (this.quiet) return { code: RpcErrorCode.InternalError, message: RpcErrorMessage[RpcErrorCode.InternalError] };
     const where = method ? ` in ${method}` : '';
     if (error instanceof Error) this.logger.error(`Unhandled error${where}: ${error.message}`, error.stack);
     else this.logger.error(`Unhandled non-error value thrown${where}: ${safeString(error)}`);

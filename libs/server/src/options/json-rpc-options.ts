@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
+import type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions } from './observability-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -77,6 +78,8 @@ export interface JsonRpcModuleOptions {
    * transport. Created with dependency injection (it may inject global providers).
    */
   exceptionMapper?: Type<RpcExceptionMapper>;
+  /** Spans, metrics, events and call logs. Default `{ tracing: true, metrics: true, events: true, logCalls: 'errors' }`. */
+  observability?: JsonRpcObservabilityOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -112,6 +115,7 @@ export interface ResolvedJsonRpcOptions {
   readonly durable: ResolvedDurableOptions;
   readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
+  readonly observability: ResolvedObservabilityOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');

@@ -2,12 +2,13 @@ import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
 import { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { resolveDurableOptions } from './durable-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
+import { resolveObservabilityOptions } from './observability-options.js';
 import { OptionProblems } from './option-checks.js';
 import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'observability'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -38,6 +39,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   problems.boolean('"httpStatus.enabled"', httpStatus.enabled);
   problems.boolean('"params.rejectUnknown"', params.rejectUnknown);
   const durable = resolveDurableOptions(options.durable, problems);
+  const observability = resolveObservabilityOptions(options.observability, problems);
   const exceptionMapper = options.exceptionMapper ?? RpcExceptionMapper;
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
@@ -55,6 +57,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     durable,
     redis,
     exceptionMapper,
+    observability,
   });
 }
 
