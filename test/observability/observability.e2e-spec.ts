@@ -160,15 +160,15 @@ describe('observability (issue 13)', () => {
     });
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(only('obs.crash').attributes['rpc.status_code']).toBe('-32603');
-    // One line per failed call; the -32603 one carries the cause's stack (and the mapper adds no second one).
-    const crashLines = t.logger.lines.filter((l) => l.message.includes('boom') || l.extra.some((e) => String(e).includes('boom')));
+    // One line per failed call: -32603 is the mapper's line with the cause's stack, as before (not a second one).
+    const crashLines = t.logger.lines.filter((l) => l.message.includes('obs.crash'));
     expect(crashLines).toHaveLength(1);
     expect(crashLines[0].level).toBe('error');
-    expect(crashLines[0].message).toMatch(/^call failed method=obs\.crash id=2 transport=http requestId=\S+ code=-32603 durationMs=[\d.]+ cause="boom in the handler"$/);
+    expect(crashLines[0].message).toBe('Unhandled error in obs.crash: boom in the handler');
     expect(String(crashLines[0].extra[0])).toContain('at ObservedMethods.crash');
     const missingLines = t.logger.lines.filter((l) => l.message.includes('obs.missing'));
-    expect(missingLines.map((l) => l.level)).toEqual(['warn']);
-    expect(missingLines[0].message).toMatch(/code=-32002/);
+    expect(missingLines.map((l) => l.level)).toEqual(['log']);
+    expect(missingLines[0].message).toMatch(/^call failed method=obs\.missing id=1 transport=http requestId=\S+ code=-32002 durationMs=[\d.]+$/);
   });
 
   it('a notification has no jsonrpc.request.id; a failing notification records its error and its event', async () => {

@@ -186,7 +186,7 @@ export class RpcCallTelemetry implements RpcCallObserver {
     if (record.call.ctx instanceof DurableRpcContext) return;
     this.endSpan(record.span, error);
     this.recordDuration(record, error);
-    if (this.logErrors) this.logFailure(`stream unusable ${this.logFields(record.call)} code=${error.code}`, error, thrown);
+    if (this.logErrors) this.logFailure(`stream unusable ${this.logFields(record.call)} code=${error.code}`, error);
   }
 
 
@@ -200,13 +200,15 @@ export class RpcCallTelemetry implements RpcCallObserver {
       const cause = error.code === RpcErrorCode.InternalError ? { cause: thrown } : undefined;
       this.emit(JsonRpcEvent.CallFailed, { ...this.eventBase(call), durationMs, code: error.code, message: error.message, ...cause });
     }
-    if (this.logErrors) this.logFailure(`call failed ${this.logFields(call)} code=${error.code} durationMs=${round(durationMs)}`, error, thrown);
+    if (this.logErrors) this.logFailure(`call failed ${this.logFields(call)} code=${error.code} durationMs=${round(durationMs)}`, error);
   }
 
-  /** The error object the transport answers with (the mapper maps each thrown object once). */
+  /**
+   * The error object the transport answers with. Mapped without logging: the transport maps the
+   * same thrown value next and logs a -32603's cause there, as it always did (once).
+   */
   errorOf(thrown: unknown, method: string): RpcErrorObject {
-    // With `logCalls: 'none'` a -32603's cause is still logged by the mapper, as before: never lost.
-    return this.logErrors ? this.mapper.toErrorObjectUnlogged(thrown, method) : this.mapper.toErrorObject(thrown, method);
+    return this.mapper.toErrorObjectUnlogged(thrown, method);
   }
 
   private endSpan(span: Span | undefined, error: RpcErrorObject | undefined, attributes?: Attributes): void {
@@ -266,7 +268,7 @@ export class RpcCallTelemetry implements RpcCallObserver {
     }
     const line = `${run ? 'durable stream' : 'stream'} ${ending} ${this.logFields(record.call)}${run ? ` streamId=${run.streamId}` : ''} rows=${rows}`;
     if (error) {
-      if (this.logErrors) this.logFailure(`${line} code=${error.code} durationMs=${round(durationMs)}`, error, thrown);
+      if (this.logErrors) this.logFailure(`${line} code=${error.code} durationMs=${round(durationMs)}`, error);
     } else if (this.logAll) this.logger.log(`${line} durationMs=${round(durationMs)}`);
   }
 
@@ -358,14 +360,14 @@ export class RpcCallTelemetry implements RpcCallObserver {
     return `method=${ctx.method}${id} transport=${ctx.transport} requestId=${ctx.exchange.requestId}`;
   }
 
-  /** One line per failure: -32603 as an error with its cause's stack (as before), others as warnings. */
-  private logFailure(line: string, error: RpcErrorObject, thrown: unknown): void {
-    if (error.code !== RpcErrorCode.InternalError) {
-      this.logger.warn(line);
-      return;
-    }
-    if (thrown instanceof Error) this.logger.error(`${line} cause=${JSON.stringify(thrown.message)}`, thrown.stack);
-    else this.logger.error(`${line} cause=${safeString(thrown)}`);
+  /**
+   * One line per failure, at the `log` level: the server did its job (a client error, a refusal,
+   * an error the app chose). A -32603 is logged by the exception mapper when the transport maps
+   * it, as before (`Unhandled error in <method>: ...`, error level, with the stack): that line is
+   * the call's, not a second one.
+   */
+  private logFailure(line: string, error: RpcErrorObject): void {
+    if (error.code !== RpcErrorCode.InternalError) this.logger.log(line);
   }
 }
 
@@ -477,12 +479,4 @@ class ObservedRowIterator implements RowIterator {
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
-}
-
-function safeString(value: unknown): string {
-  try {
-    return typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    return String(value);
-  }
 }
