@@ -12,6 +12,13 @@ import { JsonRpcModule, RpcMethod, RpcParam } from '@nest-jsonrpc/server';
 
 const mode = process.env.BENCH_OTEL ?? 'default';
 
+if (mode === 'context') {
+  // Only the context manager an SDK brings (AsyncLocalStorage): what any SDK costs before a span.
+  const { context } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+}
+
 if (mode === 'sdk') {
   const { context, metrics, trace } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');

@@ -119,11 +119,13 @@ export class RpcCallTelemetry implements RpcCallObserver {
 
   /**
    * The active context when it has a span (the app's HTTP instrumentation, or the call this one
-   * runs inside); else the span this module opens for the HTTP request, from its `traceparent`.
+   * runs inside). Else the request's incoming trace (`traceparent`): a single call's span is then
+   * the request's server span, and a batch gets one span for the HTTP request, its items' parent.
    */
   private parentOf(api: Api, exchange: RpcHttpExchange): Context {
     const active = api.context.active();
     if (api.trace.getSpan(active) !== undefined) return active;
+    if (!isBatchBody(exchange.request.body)) return this.remoteParent(api, exchange.request.headers);
     return this.requestContext(api, exchange) ?? active;
   }
 
@@ -475,6 +477,17 @@ class ObservedRowIterator implements RowIterator {
     this.ended = true;
     this.telemetry.streamEnded(this.record, this.run, this.rows, ending, thrown);
   }
+}
+
+/** A batch body starts with `[` (the body is still the raw text our body parser kept). */
+function isBatchBody(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    // JSON whitespace: space, tab, line feed, carriage return.
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return c === 0x5b;
+  }
+  return false;
 }
 
 function round(ms: number): number {
