@@ -13,10 +13,12 @@ import { JsonRpcModule, RpcMethod, RpcParam } from '@nest-jsonrpc/server';
 const mode = process.env.BENCH_OTEL ?? 'default';
 
 if (mode === 'context') {
-  // Only the context manager an SDK brings (AsyncLocalStorage): what any SDK costs before a span.
-  const { context } = await import('@opentelemetry/api');
+  // Only the context manager an SDK brings (AsyncLocalStorage), used once — from then on Node 20
+  // tracks the context through every promise: what any SDK with a context manager costs before a span.
+  const { context, ROOT_CONTEXT } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.with(ROOT_CONTEXT, () => undefined);
 }
 
 if (mode === 'sdk') {

@@ -177,7 +177,7 @@ export class RpcCallTelemetry implements RpcCallObserver {
     // A live stream is one call until its end; a durable start is a call that ends here, its run has its own span.
     if (call.definition.stream && !durable) return new StreamSourceBox(new ObservedRows(unboxStreamSource(value), record, undefined, this));
     record.span?.end();
-    this.recordDuration(record, undefined);
+    this.recordDuration(record, undefined, durationMs);
     if (durable) return new StreamSourceBox(new ObservedRows(unboxStreamSource(value), record, (call.ctx as DurableRpcContext).streamId, this));
     return value;
   }
@@ -197,7 +197,7 @@ export class RpcCallTelemetry implements RpcCallObserver {
     const { call } = record;
     const error = this.errorOf(thrown, record.method);
     this.endSpan(record.span, error);
-    this.recordDuration(record, error);
+    this.recordDuration(record, error, durationMs);
     if (this.events) {
       const cause = error.code === RpcErrorCode.InternalError ? { cause: thrown } : undefined;
       this.emit(JsonRpcEvent.CallFailed, { ...this.eventBase(call), durationMs, code: error.code, message: error.message, ...cause });
@@ -316,8 +316,8 @@ export class RpcCallTelemetry implements RpcCallObserver {
     });
   }
 
-  private recordDuration(record: CallRecord, error: RpcErrorObject | undefined): void {
-    this.instruments?.duration.record((performance.now() - record.start) / 1000, this.attributesOf(record.method, error?.code));
+  private recordDuration(record: CallRecord, error: RpcErrorObject | undefined, durationMs = performance.now() - record.start): void {
+    this.instruments?.duration.record(durationMs / 1000, this.attributesOf(record.method, error?.code));
   }
 
   /** `rpc.method`, `rpc.system.name` and on error `rpc.status_code`: never a per-request value. */
