@@ -37,7 +37,7 @@ describe('span parents (issue 13)', () => {
   beforeAll(async () => {
     sdk = installTestSdk();
     t = await startTestApp(App, (app) => {
-      const fastify = app.getHttpAdapter().getInstance<FastifyInstance>();
+      const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
       const tracer = trace.getTracer('http-instrumentation');
       fastify.addHook('onRequest', (request, _reply, done) => {
         const span = tracer.startSpan(`HTTP ${request.method}`);
