@@ -5,8 +5,14 @@
  * - observability on (the defaults) with no SDK registered vs observability off (the pipeline runs
  *   unobserved): "within noise", i.e. >= 0.95.
  * - reference: only the SDK's AsyncLocalStorage context manager, used once, vs no SDK.
+ * Each comparison is measured twice: as request rate (autocannon flat out, as every workload), and
+ * as requests per CPU-second of the server process at a fixed 2,000 req/s (Linux /proc). The
+ * second is the steadier one on a shared machine: it does not depend on how much CPU the server
+ * got, only on how much it spent per request.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import autocannon from 'autocannon';
 import { fileURLToPath } from 'node:url';
 import { pairedRounds, requestRate, startServer } from '../lib/harness.mjs';
 
@@ -19,6 +25,29 @@ const COMPARISONS = [
   // Not a goal: what an SDK's AsyncLocalStorage context manager costs by itself (no span, no metric).
   { workload: 'reference: SDK context manager alone vs no SDK', module: 'context', baseline: 'default', goal: undefined },
 ];
+
+/** utime + stime of a process, in clock ticks (10 ms on Linux). */
+function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Requests the server answers per second of its own CPU, at a fixed request rate. */
+async function requestsPerCpuSecond(server, seconds) {
+  const before = cpuTicks(server.child.pid);
+  const result = await autocannon({
+    url: `${server.url}/rpc`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    duration: seconds,
+    connections: 20,
+    overallRate: 2000,
+  });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  const cpuSeconds = (cpuTicks(server.child.pid) - before) / 100;
+  return result.requests.total / cpuSeconds;
+}
 
 export default {
   name: 'otel',
@@ -36,6 +65,10 @@ export default {
         const measured = await pairedRounds(pairs, (side) => requestRate(`${sides[side].url}/rpc`, body, { seconds }), c.workload);
         const goal = c.goal === undefined ? { goal: '-', met: undefined } : { goal: `>= ${c.goal}`, met: measured.ratio >= c.goal };
         results.push({ workload: c.workload, unit: 'req/s', ...measured, ...goal });
+        if (!existsSync('/proc/self/stat')) continue;
+        const cpu = await pairedRounds(Math.max(4, pairs >> 1), (side) => requestsPerCpuSecond(sides[side], 3), `${c.workload} (CPU)`);
+        const cpuGoal = c.goal === undefined ? { goal: '-', met: undefined } : { goal: `>= ${c.goal}`, met: cpu.ratio >= c.goal };
+        results.push({ workload: `${c.workload}, per CPU-second at 2k req/s`, unit: 'req/CPU-s', ...cpu, ...cpuGoal });
       }
     } finally {
       await Promise.all(Object.values(servers).map((s) => s.stop()));
