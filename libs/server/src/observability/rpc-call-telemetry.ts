@@ -8,7 +8,7 @@ import type { ResolvedObservabilityOptions } from '../options/observability-opti
 import type { RpcCallObserver, RpcCallRunner } from '../pipeline/rpc-call-observer.js';
 import type { RpcResolvedCall } from '../pipeline/rpc-pipeline.js';
 import { isPromiseLike, RowSource, rowIteratorOf, StreamSourceBox, unboxStreamSource, type RowIterator } from '../pipeline/stream-source.js';
-import { JsonRpcEvent, type RpcCallEventBase, type RpcStreamEnding } from './rpc-events.js';
+import { INSTRUMENTATION_SCOPE, JsonRpcEvent, type RpcCallEventBase, type RpcStreamEnding } from './rpc-events.js';
 import { parseTraceparent } from './traceparent.js';
 
 type Api = typeof OtelApi;
@@ -20,9 +20,6 @@ type Attributes = OtelApi.Attributes;
 export interface RpcEventSink {
   emit(event: string, payload: unknown): unknown;
 }
-
-/** The instrumentation scope of every span and metric. */
-export const INSTRUMENTATION_SCOPE = '@nest-jsonrpc/server';
 
 const SYSTEM = 'jsonrpc';
 

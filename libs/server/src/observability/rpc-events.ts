@@ -1,6 +1,9 @@
 import type { RpcId } from '@nest-jsonrpc/protocol';
 import type { RpcTransport } from '../context/rpc-context.js';
 
+/** The instrumentation scope of every span and metric the module records. */
+export const INSTRUMENTATION_SCOPE = '@nest-jsonrpc/server';
+
 /** The events emitted through `@nestjs/event-emitter` when the app has it (`observability.events`). */
 export const JsonRpcEvent = Object.freeze({
   CallSucceeded: 'jsonrpc.call.succeeded',
