@@ -24,13 +24,16 @@ if (mode === 'context') {
 if (mode === 'sdk') {
   const { context, metrics, trace } = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = await import('@opentelemetry/sdk-trace-base');
   const { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } = await import('@opentelemetry/sdk-metrics');
   const { ExportResultCode } = await import('@opentelemetry/core');
   const done = (_items: unknown, callback: (result: { code: number }) => void) => callback({ code: ExportResultCode.SUCCESS });
   const noop = { export: done, shutdown: async () => undefined, forceFlush: async () => undefined };
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(noop)] }));
+  // BENCH_SAMPLE_RATIO: a production-style sampler (ParentBased(TraceIdRatio)); default: every trace.
+  const ratio = process.env.BENCH_SAMPLE_RATIO;
+  const sampler = ratio === undefined ? undefined : new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Number(ratio)) });
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor(noop)] }));
   metrics.setGlobalMeterProvider(
     new MeterProvider({
       readers: [
@@ -51,7 +54,9 @@ class BenchMethods {
   }
 }
 
-const observability = mode === 'off' ? { tracing: false, metrics: false, events: false, logCalls: 'none' as const } : {};
+// BENCH_OBSERVABILITY (JSON) overrides the section, to split a cost between spans and metrics.
+const observability =
+  mode === 'off' ? { tracing: false, metrics: false, events: false, logCalls: 'none' as const } : JSON.parse(process.env.BENCH_OBSERVABILITY ?? '{}');
 
 @Module({ imports: [JsonRpcModule.forRoot({ observability })], providers: [BenchMethods] })
 class BenchModule {}
