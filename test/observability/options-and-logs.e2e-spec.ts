@@ -7,6 +7,7 @@ import { JsonRpcModule, RpcMethod, RpcNotFoundException, type JsonRpcModuleOptio
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp } from '../support/rpc-test-app.js';
+import { installTestSdk, pointsOf, until } from './otel-test-sdk.js';
 
 @Injectable()
 class Methods {
@@ -78,5 +79,24 @@ describe('observability options and call logs (issue 13)', () => {
     await expect(started).rejects.toThrow(
       /unknown option "observability\.colour"[\s\S]*"observability\.tracing" must be a boolean[\s\S]*"observability\.logCalls" must be "errors", "all" or "none", got "some"/,
     );
+  });
+
+  it('no SDK at the first calls: nothing recorded, nothing broken; an SDK registered later is used from the next call', async () => {
+    const t = await appWith(undefined);
+    try {
+      expect((await t.rpc({ jsonrpc: '2.0', id: 1, method: 'ok' })).body.result).toBe(1);
+      const sdk = installTestSdk();
+      try {
+        expect((await t.rpc({ jsonrpc: '2.0', id: 2, method: 'ok' })).body.result).toBe(1);
+        await until(() => sdk.spans().length === 1);
+        expect(sdk.spans()[0].attributes['jsonrpc.request.id']).toBe('2');
+        const points = pointsOf(await sdk.collect(), 'rpc.server.call.duration');
+        expect(points.map((p) => [p.attributes['rpc.method'], p.value.count])).toEqual([['ok', 1]]);
+      } finally {
+        await sdk.uninstall();
+      }
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -60,6 +60,8 @@ export class RpcCallTelemetry implements RpcCallObserver {
   private readonly metricAttributes = new Map<string, Attributes>();
   private readonly logAll: boolean;
   private readonly logErrors: boolean;
+  /** What `trace.getTracerProvider()` delegates to while no SDK is registered. */
+  private readonly noopTracerProvider: OtelApi.TracerProvider | undefined;
 
   constructor(
     private readonly api: Api | undefined,
@@ -70,6 +72,17 @@ export class RpcCallTelemetry implements RpcCallObserver {
   ) {
     this.logAll = options.logCalls === 'all';
     this.logErrors = options.logCalls !== 'none';
+    this.noopTracerProvider = api ? new api.ProxyTracerProvider().getDelegate() : undefined;
+  }
+
+  /**
+   * Whether an SDK's tracer provider is registered, checked per call (a property read or two):
+   * without one a span would be a no-op, so none is started — and one registered later is
+   * picked up at the next call.
+   */
+  private tracingLive(api: Api): boolean {
+    const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?(): OtelApi.TracerProvider };
+    return (typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider) !== this.noopTracerProvider;
   }
 
   observe(call: RpcResolvedCall, run: RpcCallRunner): unknown {
@@ -102,7 +115,7 @@ export class RpcCallTelemetry implements RpcCallObserver {
   private begin(call: RpcResolvedCall): CallRecord {
     const start = performance.now();
     const api = this.api;
-    if (api === undefined || !this.options.tracing) return new CallRecord(call, start, undefined, undefined);
+    if (api === undefined || !this.options.tracing || !this.tracingLive(api)) return new CallRecord(call, start, undefined, undefined);
     const { ctx } = call;
     const parent = this.parentOf(api, ctx.exchange);
     const attributes: Attributes = { 'rpc.system.name': SYSTEM, 'rpc.method': ctx.method, 'jsonrpc.protocol.version': '2.0' };
@@ -302,8 +315,10 @@ export class RpcCallTelemetry implements RpcCallObserver {
     if (this.instrumentsRef !== undefined) return this.instrumentsRef;
     const api = this.api;
     if (api === undefined || !this.options.metrics) return undefined;
-    // Taken at the first call, not at import: `@opentelemetry/api` has no proxy meter.
+    // Taken at the first call with a meter provider registered, not at import: `@opentelemetry/api`
+    // has no proxy meter, so a meter taken before the app registers its SDK would stay a no-op.
     const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE);
+    if (meter === api.createNoopMeter()) return undefined;
     return (this.instrumentsRef = {
       duration: meter.createHistogram('rpc.server.call.duration', { unit: 's', description: 'Duration of JSON-RPC calls (a stream: to its end)' }),
       rows: meter.createCounter('jsonrpc.server.stream.rows', { unit: '{row}', description: 'Rows produced by stream methods (live and durable)' }),
