@@ -201,7 +201,6 @@ export class RpcCallTelemetry implements RpcCallObserver {
     if (this.logErrors) this.logFailure(`stream unusable ${this.logFields(record.call)} code=${error.code}`, error);
   }
 
-
   private failed(record: CallRecord, thrown: unknown): void {
     const durationMs = performance.now() - record.start;
     const { call } = record;
