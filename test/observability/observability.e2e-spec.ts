@@ -63,7 +63,11 @@ class ObservedMethods {
   @RpcMethod('obs.rows')
   @RpcStream({ format: StreamFormat.Ndjson })
   async *rows(@RpcParam('secret') _secret: string, @RpcParam('n') n: number) {
-    for (let i = 0; i < n; i++) yield { i };
+    for (let i = 0; i < n; i++) {
+      // The generator runs inside its call's span.
+      if (i === 0) trace.getTracer('app').startActiveSpan('row-work', (span) => span.end());
+      yield { i };
+    }
   }
 
   @RpcMethod('obs.badRows')
@@ -77,7 +81,11 @@ class ObservedMethods {
   @RpcStream({ durable: true })
   async *report(@RpcParam('secret') _secret: string, ctx: RpcContext) {
     void ctx;
-    for (let i = 0; i < 3; i++) yield { part: i };
+    for (let i = 0; i < 3; i++) {
+      // A durable producer runs inside its run's span.
+      if (i === 0) trace.getTracer('app').startActiveSpan('report-work', (span) => span.end());
+      yield { part: i };
+    }
   }
 }
 
@@ -259,6 +267,7 @@ describe('observability (issue 13)', () => {
     const span = only('obs.rows');
     expect(span.attributes).toMatchObject({ 'rpc.method': 'obs.rows', 'jsonrpc.request.id': 's', 'jsonrpc.stream.rows': 3, 'jsonrpc.stream.ending': 'completed' });
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(parentId(only('row-work'))).toBe(span.spanContext().spanId);
     await until(() => recorder.named(JsonRpcEvent.StreamFinished).length === 1);
     expect(recorder.named(JsonRpcEvent.StreamStarted)).toEqual([expect.objectContaining({ method: 'obs.rows', transport: 'stream', id: 's' })]);
     expect(recorder.named(JsonRpcEvent.StreamFinished)[0]).toMatchObject({ method: 'obs.rows', rows: 3, ending: 'completed' });
@@ -294,6 +303,7 @@ describe('observability (issue 13)', () => {
     expect(run.spanContext().traceId).not.toBe(start.spanContext().traceId);
     expect(run.links.map((l) => l.context.spanId)).toEqual([start.spanContext().spanId]);
     expect(run.attributes).toMatchObject({ 'jsonrpc.durable.stream_id': streamId, 'jsonrpc.stream.rows': 3, 'jsonrpc.stream.ending': 'completed' });
+    expect(parentId(only('report-work'))).toBe(run.spanContext().spanId);
     expect(recorder.named(JsonRpcEvent.DurableStarted)).toEqual([expect.objectContaining({ method: 'obs.report', streamId, transport: 'durable' })]);
     expect(recorder.named(JsonRpcEvent.DurableFinished)[0]).toMatchObject({ method: 'obs.report', streamId, rows: 3, ending: 'completed' });
   });
