@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import './tracing.js';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';

@@ -118,3 +118,5 @@ export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './
 export * from './toolset/index.js';
 
 export * from './deprecated-aliases.js';
+export * from './observability/index.js';
+export type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions, RpcCallLogging } from './options/observability-options.js';

@@ -6,6 +6,7 @@ import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
 import { JsonRpcServer } from './json-rpc.server.js';
+import { RpcObservability } from './observability/rpc-observability.js';
 import {
   JSON_RPC_MODULE_OPTIONS,
   type JsonRpcModuleOptions,
@@ -56,6 +57,7 @@ const CORE_PROVIDERS: Provider[] = [
   JsonRpcServer,
   OPENRPC_DISCOVERY_PROVIDER,
   RpcToolset,
+  RpcObservability,
 ];
 
 /**

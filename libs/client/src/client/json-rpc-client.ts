@@ -17,6 +17,7 @@ import { DurableStreamAttachment, type AttachOptions } from './durable-stream-at
 import type { ExchangeSettings } from './exchange-settings.js';
 import { failedAnswer } from './failed-answer.js';
 import { JsonRpcStream } from './json-rpc-stream.js';
+import { addTraceContext } from '../transport/trace-context.js';
 
 export type HeadersSource = HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
 
@@ -39,6 +40,8 @@ export interface JsonRpcClientOptions {
   maxResponseBytes?: number;
   /** Most bytes buffered for one incomplete stream frame (NDJSON line, SSE event, array element). Default 16 MiB. */
   maxFrameBytes?: number;
+  /** Send `traceparent` when an OpenTelemetry span is active (the app registered `@opentelemetry/api`'s context manager). Default true. */
+  traceContext?: boolean;
 }
 
 export interface CallOptions {
@@ -90,6 +93,7 @@ export class JsonRpcClient {
   readonly streamsUrl: string;
   private readonly settings: ExchangeSettings;
   private readonly headersSource: HeadersSource | undefined;
+  private readonly traceContext: boolean;
   private nextId = 1;
 
   constructor(options: JsonRpcClientOptions) {
@@ -99,6 +103,7 @@ export class JsonRpcClient {
     this.streamUrl = options.streamUrl ?? `${base}/stream`;
     this.streamsUrl = (options.streamsUrl ?? `${base}/streams`).replace(/\/+$/, '');
     this.headersSource = options.headers;
+    this.traceContext = options.traceContext ?? true;
     const globalFetch = globalThis.fetch;
     this.settings = Object.freeze({
       // A browser's fetch throws "Illegal invocation" when called off `window`: bind it.
@@ -253,6 +258,7 @@ export class JsonRpcClient {
     const base = typeof source === 'function' ? await source() : source;
     const headers = new Headers(base);
     if (extra !== undefined) new Headers(extra).forEach((value, name) => headers.set(name, value));
+    if (this.traceContext) addTraceContext(headers);
     return headers;
   }
 

@@ -27,11 +27,49 @@ const GENERIC_HTTP_MESSAGES = new Set([
 @Injectable()
 export class RpcExceptionMapper {
   protected readonly logger = new Logger('JsonRpc');
+  /**
+   * What each thrown object was mapped to (for which method): the observer (spans, events) maps a
+   * call's error first, without logging; the transport's mapping then reuses it and logs a -32603
+   * cause exactly as before, once.
+   */
+  private readonly mapped = new WeakMap<object, { method: string | undefined; error: RpcErrorObject; unloggedCause?: { error: unknown } }>();
+  private quiet = false;
+  /** The -32603 cause a quiet mapping did not log (logged when the transport maps the same value). */
+  private unloggedCause: { error: unknown } | undefined;
 
   toErrorObject(error: unknown, method?: string): RpcErrorObject {
+    const key = typeof error === 'object' && error !== null ? error : undefined;
+    if (key !== undefined) {
+      const seen = this.mapped.get(key);
+      if (seen !== undefined && seen.method === method) {
+        if (seen.unloggedCause !== undefined && !this.quiet) {
+          this.logCause(seen.unloggedCause.error, method);
+          seen.unloggedCause = undefined;
+        }
+        return seen.error;
+      }
+    }
+    this.unloggedCause = undefined;
     const mapped = this.map(error, method);
-    if (isErrorObject(mapped)) return mapped;
-    return this.internal(new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`), method);
+    const result = isErrorObject(mapped)
+      ? mapped
+      : this.internal(new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`), method);
+    if (key !== undefined) this.mapped.set(key, { method, error: result, unloggedCause: this.unloggedCause });
+    this.unloggedCause = undefined;
+    return result;
+  }
+
+  /**
+   * @internal `toErrorObject` without logging a -32603's cause: `observability/` learns a failed
+   * call's code before the transport maps (and logs) it.
+   */
+  toErrorObjectUnlogged(error: unknown, method?: string): RpcErrorObject {
+    this.quiet = true;
+    try {
+      return this.toErrorObject(error, method);
+    } finally {
+      this.quiet = false;
+    }
   }
 
   /** The mapping itself; subclasses usually override one of the hooks below instead. */
@@ -78,10 +116,15 @@ export class RpcExceptionMapper {
 
   /** -32603 with the fixed message; the cause is logged (with its stack), never sent. */
   protected internal(error: unknown, method?: string): RpcErrorObject {
+    if (this.quiet) this.unloggedCause = { error };
+    else this.logCause(error, method);
+    return { code: RpcErrorCode.InternalError, message: RpcErrorMessage[RpcErrorCode.InternalError] };
+  }
+
+  private logCause(error: unknown, method: string | undefined): void {
     const where = method ? ` in ${method}` : '';
     if (error instanceof Error) this.logger.error(`Unhandled error${where}: ${error.message}`, error.stack);
     else this.logger.error(`Unhandled non-error value thrown${where}: ${safeString(error)}`);
-    return { code: RpcErrorCode.InternalError, message: RpcErrorMessage[RpcErrorCode.InternalError] };
   }
 
   private ownMessage(error: HttpException): string | undefined {

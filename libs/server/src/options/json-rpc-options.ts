@@ -6,6 +6,7 @@ import type { JsonRpcMcpOptions, ResolvedMcpOptions } from './mcp-options.js';
 import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
 import type { JsonRpcRateLimitOptions } from './rate-limit-options.js';
+import type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions } from './observability-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
@@ -95,6 +96,8 @@ export interface JsonRpcModuleOptions {
    * method exactly as if each carried `@RpcRateLimit` with these options. Default: none.
    */
   rateLimit?: JsonRpcRateLimitOptions;
+  /** Spans, metrics, events and call logs. Default `{ tracing: true, metrics: true, events: true, logCalls: 'errors' }`. */
+  observability?: JsonRpcObservabilityOptions;
 }
 
 /** What `forRootAsync({ useClass | useExisting })` instantiates: `createJsonRpcOptions()` gives the options. */
@@ -135,6 +138,7 @@ export interface ResolvedJsonRpcOptions {
   readonly explorer: ResolvedExplorerOptions;
   readonly limits: ResolvedLimitsOptions;
   readonly rateLimit: Readonly<JsonRpcRateLimitOptions> | undefined;
+  readonly observability: ResolvedObservabilityOptions;
 }
 
 export const JSON_RPC_MODULE_OPTIONS = Symbol('JSON_RPC_MODULE_OPTIONS');

@@ -4,6 +4,7 @@ import { resolveDurableOptions } from './durable-options.js';
 import { LIMITS_KEYS, resolveLimitsOptions } from './limits-options.js';
 import { resolveRateLimitOptions } from './rate-limit-options.js';
 import type { JsonRpcModuleOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
+import { resolveObservabilityOptions } from './observability-options.js';
 import { OptionProblems } from './option-checks.js';
 import { MCP_KEYS, resolveMcpOptions } from './mcp-options.js';
 import { resolveOpenRpcOptions } from './openrpc-options.js';
@@ -11,7 +12,7 @@ import { resolveRedisOptions } from './redis-options.js';
 import { resolveSecurityOptions, SECURITY_KEYS } from './security-options.js';
 import { resolveStreamOptions, STREAM_KEYS } from './stream-options.js';
 
-const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'mcp', 'limits', 'rateLimit'];
+const TOP_LEVEL_KEYS = ['path', 'stream', 'httpStatus', 'maxRequestSize', 'maxBatchSize', 'batchConcurrency', 'params', 'security', 'durable', 'redis', 'exceptionMapper', 'openrpc', 'explorer', 'mcp', 'limits', 'rateLimit', 'observability'];
 
 /**
  * Fills defaults and rejects what we do not understand, every problem in one error: a typo in an
@@ -45,6 +46,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   const limits = resolveLimitsOptions(section('limits', options.limits, LIMITS_KEYS), problems);
   const rateLimit = resolveRateLimitOptions(options.rateLimit, problems);
   const mcp = resolveMcpOptions(section('mcp', options.mcp, MCP_KEYS), [path, resolvedStream.path, durable.path], problems);
+  const observability = resolveObservabilityOptions(options.observability, problems);
   const exceptionMapper = options.exceptionMapper ?? RpcExceptionMapper;
   if (typeof exceptionMapper !== 'function' || !(exceptionMapper === RpcExceptionMapper || exceptionMapper.prototype instanceof RpcExceptionMapper)) {
     problems.push('"exceptionMapper" must be a class that extends RpcExceptionMapper');
@@ -68,6 +70,7 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     explorer: described.explorer,
     limits,
     rateLimit,
+    observability,
   });
 }
 

@@ -12,6 +12,7 @@ import { RpcContext, type RpcHttpExchange, type RpcTransport } from '../context/
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
 import type { RpcAccessRule } from '../security/rpc-access-rule.js';
+import type { RpcCallObserver } from './rpc-call-observer.js';
 import { RpcCallStepsFactory } from './rpc-call-steps.js';
 import { RpcMethodInvoker } from './rpc-method-invoker.js';
 
@@ -34,6 +35,9 @@ export interface RpcRejectedCall {
   readonly isNotification: boolean;
 }
 
+/** The runner of a call without observer: every step to the handler. */
+const invokeCall = (call: RpcResolvedCall): unknown => call.invoker.invoke(call.ctx);
+
 const METHOD_NOT_FOUND: RpcErrorObject = Object.freeze({ code: RpcErrorCode.MethodNotFound, message: 'Method not found' });
 
 /**
@@ -50,6 +54,7 @@ export class RpcPipeline {
   private readonly logger = new Logger('JsonRpc');
   private invokers: ReadonlyMap<string, RpcMethodInvoker> = new Map();
   private registryRef: RpcMethodRegistry | undefined;
+  private observer: RpcCallObserver | undefined;
 
   constructor(
     private readonly contextCreator: ExternalContextCreator,
@@ -69,6 +74,11 @@ export class RpcPipeline {
     this.invokers = invokers;
     this.registryRef = registry;
     if (guarded) this.logger.log(`${guarded} method(s) with roles, rate limits or caching; ${this.steps.describeStores()}`);
+  }
+
+  /** @internal set once at bootstrap by `observability/` when it has anything to record. */
+  observeWith(observer: RpcCallObserver | undefined): void {
+    this.observer = observer;
   }
 
   /** The methods served (available once the app is initialised). */
@@ -117,7 +127,8 @@ export class RpcPipeline {
       ctx.exchange.noteDeprecation(definition.deprecation);
       this.logger.warn(`Deprecated JSON-RPC method called: ${definition.deprecation}`);
     }
-    return call.invoker.invoke(ctx);
+    const observer = this.observer;
+    return observer === undefined ? call.invoker.invoke(ctx) : observer.observe(call, invokeCall);
   }
 
   /** The roles rule of a method (undefined when it is public or unknown). */

@@ -60,10 +60,31 @@ export class NotAStreamSourceError extends TypeError {
 }
 
 /**
+ * A row source that hands out its own `RowIterator` (an observed stream's rows, counted and
+ * watched for how they end). `rowIteratorOf` takes its iterator as is, so a synchronous source
+ * stays synchronous; anything else iterating it with `for await` gets an async view.
+ */
+export abstract class RowSource implements AsyncIterable<unknown> {
+  abstract rowIterator(): RowIterator;
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    const iterator = this.rowIterator();
+    return {
+      next: async () => iterator.next(),
+      return: async (value?: unknown) => {
+        await iterator.return?.();
+        return { value, done: true };
+      },
+    };
+  }
+}
+
+/**
  * The row iterator of an AsyncIterable, an Iterable (strings excluded: a string is one value,
  * not a stream of characters) or an rxjs Observable. Throws `NotAStreamSourceError` otherwise.
  */
 export function rowIteratorOf(source: unknown): RowIterator {
+  if (source instanceof RowSource) return source.rowIterator();
   if (source !== null && typeof source === 'object') {
     const asyncFactory = (source as AsyncIterable<unknown>)[Symbol.asyncIterator];
     if (typeof asyncFactory === 'function') return asyncFactory.call(source) as AsyncIterator<unknown>;

@@ -1,0 +1,2 @@
+export { RpcObservability } from './rpc-observability.js';
+export * from './rpc-events.js';
