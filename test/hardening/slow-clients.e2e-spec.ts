@@ -158,15 +158,26 @@ describe('slow and hostile clients are bounded', () => {
     try {
       const started = await (await fetch(`${t.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","method":"big","id":1}' })).json();
       const id = started.result.stream_id as string;
-      // The stalled reader: attaches, then never reads.
+      // The stalled reader: attaches, then never reads. Its server-side socket is the signal that
+      // it was dropped (a paused client sees nothing until it reads).
+      const server = t.app.getHttpServer() as import('node:http').Server;
+      const serverSockets: Socket[] = [];
+      const onConnection = (socket: Socket) => serverSockets.push(socket);
+      server.on('connection', onConnection);
       const stalled = rawConnection(t.port);
       stalled.socket.write(`GET /rpc/streams/${id} HTTP/1.1\r\nHost: x\r\n\r\n`);
       await eventually(() => stalled.state.text.includes('\r\n\r\n'), 10_000, 'the attach headers');
       stalled.socket.pause();
+      server.off('connection', onConnection);
+      const stalledOnServer = serverSockets.find((socket) => socket.remotePort === stalled.socket.localPort);
+      expect(stalledOnServer).toBeDefined();
       // A healthy reader gets every event, through to the terminal one.
       const healthy = await (await fetch(`${t.url}/rpc/streams/${id}`)).text();
       expect(healthy).toContain('id: 1000\n');
       expect(healthy).toMatch(/event: done\n/);
+      // The stalled one is dropped once it has held a blocked write for stalledWriteMs (on a fast
+      // machine the healthy read can end before that).
+      await eventually(() => stalledOnServer!.destroyed, 10_000, 'the server to drop the stalled reader');
       // Read what the stalled reader was sent before it was dropped: the server closed it long before the end.
       stalled.socket.resume();
       await stalled.closed;
