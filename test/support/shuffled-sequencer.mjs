@@ -5,20 +5,9 @@
  * Redis flake only showed when that suite ran late in a worker.
  */
 import Sequencer from '@jest/test-sequencer';
+import { seededRandom } from './seeded-random.mjs';
 
 const BaseSequencer = Sequencer.default ?? Sequencer;
-
-/** mulberry32: a tiny seeded PRNG, so an order that fails can be replayed from its seed. */
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export default class ShuffledSequencer extends BaseSequencer {
   sort(tests) {

@@ -7,6 +7,7 @@ import { EventStreamCodec } from '@smithy/core/event-streams';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../../support/seeded-random.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixturesDir = join(here, '..', 'fixtures');
@@ -44,17 +45,8 @@ export function bedrockFrames(file: string): Buffer[] {
   });
 }
 
-/** A deterministic generator (mulberry32) so "random" chunkings are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator, so "random" chunkings are the same on every run. */
+export { seededRandom };
 
 /** Splits a body into the pieces the fake server writes one by one. */
 export type Chunking = { name: string; split(parts: Buffer[]): Buffer[] };
