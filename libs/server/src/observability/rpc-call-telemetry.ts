@@ -16,6 +16,9 @@ type Span = OtelApi.Span;
 type Context = OtelApi.Context;
 type Attributes = OtelApi.Attributes;
 
+/** Where `@opentelemetry/api` 1.x keeps its registered providers (`registerGlobal`). */
+const OTEL_API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
 /** What `EventEmitter2` offers that we use (the app's emitter, found at bootstrap). */
 export interface RpcEventSink {
   emit(event: string, payload: unknown): unknown;
@@ -86,6 +89,36 @@ export class RpcCallTelemetry implements RpcCallObserver {
   }
 
   observe(call: RpcResolvedCall, run: RpcCallRunner): unknown {
+    if (this.events !== undefined || this.logAll || call.definition.stream || this.sdkRegistered()) return this.observeFully(call, run);
+    if (!this.logErrors) return run(call);
+    // Nothing records a success (no SDK, no events, logCalls 'errors'): only a failure is logged,
+    // so a plain call pays a clock read — a batch of 20 lost ~12 % of its rate to the full path.
+    const start = performance.now();
+    let result: unknown;
+    try {
+      result = run(call);
+    } catch (error) {
+      this.failed(new CallRecord(call, start, undefined, undefined), error);
+      throw error;
+    }
+    if (!isPromiseLike(result)) return result;
+    return result.then(undefined, (error: unknown) => {
+      this.failed(new CallRecord(call, start, undefined, undefined), error);
+      throw error;
+    });
+  }
+
+  /**
+   * Whether an SDK registered a tracer or meter provider with `@opentelemetry/api` (its global
+   * registry entries; two property reads, so one registered later counts from the next call).
+   */
+  private sdkRegistered(): boolean {
+    if (this.api === undefined) return false;
+    const registry = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[OTEL_API_REGISTRY];
+    return registry !== undefined && ((this.options.tracing && registry.trace !== undefined) || (this.options.metrics && registry.metrics !== undefined));
+  }
+
+  private observeFully(call: RpcResolvedCall, run: RpcCallRunner): unknown {
     const record = this.begin(call);
     let result: unknown;
     try {
