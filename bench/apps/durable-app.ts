@@ -9,6 +9,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DurableStreamService, JsonRpcModule, RpcMethod, RpcStream, SqliteStreamStore, type RpcContext } from '@nest-jsonrpc/server';
+import { addMemoryProbe } from './memory-probe.js';
 
 @Injectable()
 class BenchStreams {
@@ -38,12 +39,7 @@ class DurableBenchModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(DurableBenchModule, new FastifyAdapter(), { logger: false });
 const fastify = app.getHttpAdapter().getInstance();
-fastify.get('/__mem', async () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage();
-});
+addMemoryProbe(fastify);
 fastify.get('/__stream/:id', async (request) => {
   const found = await app.get(DurableStreamService).store.lookup((request.params as { id: string }).id);
   return found.found === 'stream' ? found.record : null;

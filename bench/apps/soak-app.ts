@@ -23,6 +23,7 @@ import {
   type RpcContext,
   type StreamStore,
 } from '@nest-jsonrpc/server';
+import { addMemoryProbe } from './memory-probe.js';
 
 const commitStarts = new Map<string, Record<number, number>>();
 const epochMs = () => performance.timeOrigin + performance.now();
@@ -79,12 +80,7 @@ class SoakBenchModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(SoakBenchModule, new FastifyAdapter(), { logger: ['error', 'warn'] });
 const fastify = app.getHttpAdapter().getInstance();
-fastify.get('/__mem', async () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  (globalThis as { gc?: () => void }).gc?.();
-  return process.memoryUsage();
-});
+addMemoryProbe(fastify);
 fastify.get('/__cpu', async () => process.cpuUsage());
 fastify.post('/__go', async () => {
   go();
