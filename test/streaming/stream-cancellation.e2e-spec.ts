@@ -295,7 +295,7 @@ describe('cancellation, backpressure and shutdown', () => {
     await eventually(() => runs.size === 500 && [...runs.values()].every((r) => r.finallyAt !== undefined), 5000, 'all finally blocks');
     runs.clear();
     // Closed sockets take a turn or two to be released on both sides.
-    await eventually(() => JSON.stringify(kinds()) === JSON.stringify(handlesBefore), 3000, `handles back to ${JSON.stringify(handlesBefore)}`);
+    await eventually(() => JSON.stringify(kinds()) === JSON.stringify(handlesBefore), 10_000, `handles back to ${JSON.stringify(handlesBefore)}`);
     gc();
     await sleep(20);
     gc();
