@@ -3,12 +3,18 @@
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every 10 ms until it returns a truthy value, which it returns; fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 5000,
+  what = 'condition',
+  /** What the timeout message reports as seen last (say, the actual value the check compared). */
+  lastSeen?: () => string,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastSeen ? `; last seen: ${lastSeen()}` : ''}`);
     await sleep(10);
   }
 }
