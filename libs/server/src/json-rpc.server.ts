@@ -9,6 +9,7 @@ import { ExplorerPageRoutes } from './explorer/explorer-page-routes.js';
 import { installExpectContinue } from './http/early-answer.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
+import { closeRequestlessConnectionsOnClose } from './http/requestless-connections.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
 import { OpenRpcDiscovery } from './openrpc/openrpc-discovery.js';
@@ -61,6 +62,7 @@ export class JsonRpcServer implements OnModuleInit {
     const { options, pipeline, logger } = this;
     const writer = new RpcReplyWriter(this.mapper, logger, options.limits);
     installExpectContinue(fastify);
+    closeRequestlessConnectionsOnClose(fastify);
     const durable = options.durable.enabled ? this.durableRunner : undefined;
     void fastify.register(new RpcHttpRoutes(pipeline, writer, options, logger, durable).plugin());
     if (options.stream.enabled) {
