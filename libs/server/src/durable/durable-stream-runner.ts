@@ -14,7 +14,7 @@ import { RpcRateLimitExceededException } from '../errors/rpc-exceptions.js';
 import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import { RpcPipeline, type RpcResolvedCall } from '../pipeline/rpc-pipeline.js';
-import { rowIteratorOf, stopRowIterator, unboxStreamSource } from '../pipeline/stream-source.js';
+import { assertRowSource, rowIteratorOf, stopRowIterator, unboxStreamSource } from '../pipeline/stream-source.js';
 import { SqliteStreamStore } from '../stream-stores/sqlite-stream-store.js';
 import type { AppendOutcome, StreamStore } from '../stream-stores/stream-store.js';
 import { DurableEventIterator } from './durable-event-iterator.js';
@@ -177,19 +177,26 @@ export class DurableStreamRunner implements DurableCallStarter, OnModuleInit, Be
     const durableCall: RpcResolvedCall = { ...call, ctx: new DurableRpcContext(ctx, id, run.signal) };
     // Guards, pipes and params run here, so their errors answer the call instead of starting a
     // stream. The pipeline boxes a stream handler's value, so an Observable is not reduced to its
-    // last value by Nest's chain. Taking the iterator starts nothing (a generator runs on next()).
-    const iterator = rowIteratorOf(unboxStreamSource(await this.pipeline.run(durableCall)));
-    const owner = callerUserId(ctx.request, this.options.security.userIdResolver) ?? null;
-    const created = await store.create({ id, method: definition.name, owner, createdAt: Date.now(), limits: this.options.durable.maxRunning });
-    if (!created.ok) {
-      stopRowIterator(iterator, () => undefined);
+    // last value by Nest's chain. The stream is recorded (and its slot claimed) as the call's last
+    // step: a value that is no stream, or a start over `maxRunning`, fails the call and leaves
+    // nothing behind.
+    const admit = async (value: unknown): Promise<unknown> => {
+      const source = unboxStreamSource(value);
+      assertRowSource(source);
+      // The owner is known once the guards ran (an auth guard sets `request.user`).
+      const owner = callerUserId(ctx.request, this.options.security.userIdResolver) ?? null;
+      const created = await store.create({ id, method: definition.name, owner, createdAt: Date.now(), limits: this.options.durable.maxRunning });
+      if (created.ok) return value;
+      // Taking the iterator starts nothing (a generator runs on next()); return() lets it clean up.
+      stopRowIterator(rowIteratorOf(source), () => undefined);
       throw new RpcRateLimitExceededException(
         created.scope === 'total'
           ? `Too many running durable streams: the limit is ${created.limit}`
           : `Too many running durable streams: the limit is ${created.limit} per user`,
         { data: { limit: created.limit } },
       );
-    }
+    };
+    const iterator = rowIteratorOf(unboxStreamSource(await this.pipeline.run(durableCall, admit)));
     this.runs.set(id, run);
     run.start(iterator);
     return run;

@@ -120,14 +120,23 @@ export class RpcPipeline {
   /**
    * Runs the call through every step to the handler's value: a value, a Promise of one, or a
    * throw. A stream method's value comes back boxed (see stream-source.ts), unsettled.
+   *
+   * `admit`, when given, takes the handler's value as the call's last step: what it resolves to
+   * is the call's value, what it throws the call's failure. A durable start uses it to claim its
+   * slot (`durable.maxRunning`), so a start refused after its handler ran is observed as the
+   * failed call it is, not as a success followed by an error.
    */
-  run(call: RpcResolvedCall): unknown {
+  run(call: RpcResolvedCall, admit?: (value: unknown) => Promise<unknown>): unknown {
     const { definition, ctx } = call;
     if (definition.deprecation !== undefined) {
       ctx.exchange.noteDeprecation(definition.deprecation);
       this.logger.warn(`Deprecated JSON-RPC method called: ${definition.deprecation}`);
     }
     const observer = this.observer;
+    if (admit !== undefined) {
+      const runAdmitted = (c: RpcResolvedCall) => Promise.resolve(invokeCall(c)).then(admit);
+      return observer === undefined ? runAdmitted(call) : observer.observe(call, runAdmitted);
+    }
     return observer === undefined ? call.invoker.invoke(ctx) : observer.observe(call, invokeCall);
   }
 

@@ -95,6 +95,16 @@ export function rowIteratorOf(source: unknown): RowIterator {
   throw new NotAStreamSourceError(source);
 }
 
+/** Throws `NotAStreamSourceError` unless `rowIteratorOf` can pull `source` — without asking it for an iterator. */
+export function assertRowSource(source: unknown): void {
+  if (source instanceof RowSource) return;
+  if (source !== null && typeof source === 'object') {
+    if (typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function' || isObservable(source)) return;
+    if (typeof (source as Iterable<unknown>)[Symbol.iterator] === 'function') return;
+  }
+  throw new NotAStreamSourceError(source);
+}
+
 /**
  * Runs a producer's `return()` (a generator's `finally` blocks) without waiting for it: a producer
  * that ignores its signal must not hold a stream or a shutdown hostage. Failures go to `onError`.
