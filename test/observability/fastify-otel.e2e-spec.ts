@@ -1,0 +1,107 @@
+/**
+ * Issue 13 with the real `@fastify/otel` (the instrumentation the README points Fastify users
+ * to): a call's span joins the request's trace under the instrumentation's spans, batch items
+ * are siblings, and the module opens no HTTP span of its own (`@fastify/otel` has one).
+ */
+import { Injectable, Module } from '@nestjs/common';
+import { propagation, SpanKind } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { JsonRpcModule, RpcMethod, RpcParam, RpcStream, StreamFormat } from '@nest-jsonrpc/server';
+import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { installTestSdk, until, type TestSdk } from './otel-test-sdk.js';
+
+@Injectable()
+class Methods {
+  @RpcMethod('add')
+  add(@RpcParam('a') a: number, @RpcParam('b') b: number) {
+    return a + b;
+  }
+
+  @RpcMethod('count')
+  @RpcStream({ format: StreamFormat.Ndjson })
+  async *count(@RpcParam('n') n: number) {
+    for (let i = 1; i <= n; i++) yield { i };
+  }
+}
+
+@Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })], providers: [Methods] })
+class App {}
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+
+describe('span parents under @fastify/otel', () => {
+  let sdk: TestSdk;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    sdk = installTestSdk();
+    // What NodeSDK registers by default; @fastify/otel extracts the incoming trace with it.
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const instrumentation = new FastifyOtelInstrumentation();
+    t = await startTestApp(App, async (app) => {
+      // Before listen: the module mounts its routes at init, so the plugin sees them defined.
+      await app.register(instrumentation.plugin() as never);
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await sdk.uninstall();
+  });
+
+  beforeEach(() => sdk.exporter.reset());
+
+  /** The chain of span names from `span` up to its trace's root, within what was exported. */
+  const ancestry = (span: ReadableSpan): string[] => {
+    const byId = new Map(sdk.spans().map((s) => [s.spanContext().spanId, s]));
+    const names: string[] = [];
+    for (let at = byId.get(span.parentSpanContext?.spanId ?? ''); at; at = byId.get(at.parentSpanContext?.spanId ?? '')) names.push(at.name);
+    return names;
+  };
+
+  it("a call's span is in the request's trace, under @fastify/otel's request span, parented by the incoming traceparent", async () => {
+    const { body } = await t.rpc({ jsonrpc: '2.0', id: 1, method: 'add', params: { a: 2, b: 3 } }, { headers: { traceparent: `00-${TRACE_ID}-b7ad6b7169203331-01` } });
+    expect(body).toEqual({ jsonrpc: '2.0', result: 5, id: 1 });
+    await until(() => sdk.spans().some((s) => s.name === 'request'));
+    const call = sdk.spans().find((s) => s.name === 'add')!;
+    const request = sdk.spans().find((s) => s.name === 'request')!;
+    expect(call.kind).toBe(SpanKind.SERVER);
+    expect(request.spanContext().traceId).toBe(TRACE_ID);
+    expect(call.spanContext().traceId).toBe(TRACE_ID);
+    // @fastify/otel's handler span, then its request span (the root of what this process exported).
+    expect(ancestry(call)).toEqual([expect.stringMatching(/^handler - /), 'request']);
+    // No HTTP span from the module: @fastify/otel's is the only one.
+    expect(sdk.spans().filter((s) => s.name.startsWith('POST'))).toEqual([]);
+  });
+
+  it('batch items are siblings under the same parent, in the request trace', async () => {
+    await t.rpc([
+      { jsonrpc: '2.0', id: 1, method: 'add', params: { a: 1, b: 1 } },
+      { jsonrpc: '2.0', id: 2, method: 'add', params: { a: 2, b: 2 } },
+    ]);
+    await until(() => sdk.spans().some((s) => s.name === 'request'));
+    const request = sdk.spans().find((s) => s.name === 'request')!;
+    const calls = sdk.spans().filter((s) => s.name === 'add');
+    expect(calls).toHaveLength(2);
+    expect(calls[0].parentSpanContext?.spanId).toBeDefined();
+    expect(calls[1].parentSpanContext?.spanId).toBe(calls[0].parentSpanContext?.spanId);
+    for (const call of calls) {
+      expect(call.spanContext().traceId).toBe(request.spanContext().traceId);
+      expect(ancestry(call).at(-1)).toBe('request');
+    }
+    expect(sdk.spans().filter((s) => s.name.startsWith('POST'))).toEqual([]);
+  });
+
+  it('a live stream: its span lasts to the last row and is in the request trace', async () => {
+    const res = await t.post({ jsonrpc: '2.0', id: 's', method: 'count', params: { n: 3 } }, { path: '/rpc/stream' });
+    expect(await res.text()).toBe('{"i":1}\n{"i":2}\n{"i":3}\n');
+    await until(() => sdk.spans().some((s) => s.name === 'count') && sdk.spans().some((s) => s.name === 'request'));
+    const stream = sdk.spans().find((s) => s.name === 'count')!;
+    const request = sdk.spans().find((s) => s.name === 'request')!;
+    expect(stream.spanContext().traceId).toBe(request.spanContext().traceId);
+    expect(stream.attributes).toMatchObject({ 'jsonrpc.stream.rows': 3, 'jsonrpc.stream.ending': 'completed' });
+    expect(ancestry(stream).at(-1)).toBe('request');
+  });
+});
