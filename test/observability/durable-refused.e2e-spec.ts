@@ -3,24 +3,12 @@
  * the caller gets: a failed call (-32003) — not a success, and no durable run.
  */
 import { Injectable, Module } from '@nestjs/common';
-import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { JsonRpcEvent, JsonRpcModule, MemoryStreamStore, RpcMethod, RpcStream, type RpcContext } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { EventRecorder } from './event-recorder.js';
 import { installTestSdk, pointsOf, until, type TestSdk } from './otel-test-sdk.js';
-
-@Injectable()
-class Recorder {
-  readonly events: Array<{ name: string; payload: any }> = [];
-
-  @OnEvent(JsonRpcEvent.CallSucceeded) onSucceeded(payload: any) { this.events.push({ name: JsonRpcEvent.CallSucceeded, payload }); }
-  @OnEvent(JsonRpcEvent.CallFailed) onFailed(payload: any) { this.events.push({ name: JsonRpcEvent.CallFailed, payload }); }
-  @OnEvent(JsonRpcEvent.DurableStarted) onDurableStarted(payload: any) { this.events.push({ name: JsonRpcEvent.DurableStarted, payload }); }
-
-  named(name: string) {
-    return this.events.filter((e) => e.name === name).map((e) => e.payload);
-  }
-}
 
 /** One durable slot in all (`maxRunning.total: 1`): `cap.hold` keeps it until cancelled. */
 @Injectable()
@@ -44,7 +32,7 @@ class CappedMethods {
 
 @Module({
   imports: [EventEmitterModule.forRoot(), JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore(), maxRunning: { total: 1 } } })],
-  providers: [CappedMethods, Recorder],
+  providers: [CappedMethods, EventRecorder],
 })
 class CappedApp {}
 
@@ -62,7 +50,7 @@ describe('observability of a refused durable start', () => {
   });
 
   it('is a failed call (-32003): span status ERROR, call.failed, duration by code, no durable.started, producer never pulled', async () => {
-    const recorder = t.app.get(Recorder);
+    const recorder = t.app.get(EventRecorder);
     const held = await t.rpc({ jsonrpc: '2.0', id: 'h', method: 'cap.hold' });
     const holdId = held.body.result.stream_id as string;
     await until(() => recorder.named(JsonRpcEvent.DurableStarted).length === 1);

@@ -3,7 +3,7 @@
  * exporters, over real HTTP (127.0.0.1:0, fetch).
  */
 import { Injectable, Module } from '@nestjs/common';
-import { EventEmitter2, EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import {
@@ -19,26 +19,11 @@ import {
 } from '@nest-jsonrpc/server';
 import { JsonRpcClient } from '@nest-jsonrpc/client';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { EventRecorder } from './event-recorder.js';
 import { installTestSdk, pointsOf, until, type TestSdk } from './otel-test-sdk.js';
 
 /** Sent as a params value on every call; must never show up in a span, metric, event or log. */
 const SECRET = 'SECRET-PARAM-VALUE-4711';
-
-@Injectable()
-class Recorder {
-  readonly events: Array<{ name: string; payload: any }> = [];
-
-  @OnEvent(JsonRpcEvent.CallSucceeded) onSucceeded(payload: any) { this.events.push({ name: JsonRpcEvent.CallSucceeded, payload }); }
-  @OnEvent(JsonRpcEvent.CallFailed) onFailed(payload: any) { this.events.push({ name: JsonRpcEvent.CallFailed, payload }); }
-  @OnEvent(JsonRpcEvent.StreamStarted) onStreamStarted(payload: any) { this.events.push({ name: JsonRpcEvent.StreamStarted, payload }); }
-  @OnEvent(JsonRpcEvent.StreamFinished) onStreamFinished(payload: any) { this.events.push({ name: JsonRpcEvent.StreamFinished, payload }); }
-  @OnEvent(JsonRpcEvent.DurableStarted) onDurableStarted(payload: any) { this.events.push({ name: JsonRpcEvent.DurableStarted, payload }); }
-  @OnEvent(JsonRpcEvent.DurableFinished) onDurableFinished(payload: any) { this.events.push({ name: JsonRpcEvent.DurableFinished, payload }); }
-
-  named(name: string) {
-    return this.events.filter((e) => e.name === name).map((e) => e.payload);
-  }
-}
 
 @Injectable()
 class ObservedMethods {
@@ -94,7 +79,7 @@ class ObservedMethods {
     EventEmitterModule.forRoot(),
     JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } }),
   ],
-  providers: [ObservedMethods, Recorder],
+  providers: [ObservedMethods, EventRecorder],
 })
 class ObservedApp {}
 
@@ -104,12 +89,12 @@ const PARENT_ID = '00f067aa0ba902b7';
 describe('observability (issue 13)', () => {
   let sdk: TestSdk;
   let t: TestApp;
-  let recorder: Recorder;
+  let recorder: EventRecorder;
 
   beforeAll(async () => {
     sdk = installTestSdk();
     t = await startTestApp(ObservedApp);
-    recorder = t.app.get(Recorder);
+    recorder = t.app.get(EventRecorder);
   });
 
   afterAll(async () => {
