@@ -72,6 +72,13 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
     t = await startDemoApp();
     document = await (await fetch(`${t.url}/rpc/openrpc.json`, { headers: t.alice })).json();
     dir = await mkdtemp(join(tmpdir(), 'nest-jsonrpc-codegen-'));
+    // Every test starts from the same files (each runs alone, in any order): the API generated
+    // in-process from the served document, and the consumers that use it.
+    await writeFile(join(dir, 'openrpc.json'), JSON.stringify(document));
+    const code = await runCli(['generate', join(dir, 'openrpc.json'), '-o', join(dir, 'api.ts')], { out: () => undefined, err: (s) => process.stderr.write(s) });
+    if (code !== 0) throw new Error(`generate exited with ${code}`);
+    await writeFile(join(dir, 'consumer.ts'), CONSUMER);
+    await writeFile(join(dir, 'control.ts'), CONTROL);
   });
   afterAll(async () => {
     await t?.close();
@@ -84,16 +91,12 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
 
   it('generates from a URL with the built bin, and the same code from a file in-process', async () => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`);
-    const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
-    expect(stdout).toBe(`Wrote ${join(dir, 'api.ts')}: ${document.methods.length} methods\n`);
+    const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api-from-url.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
+    expect(stdout).toBe(`Wrote ${join(dir, 'api-from-url.ts')}: ${document.methods.length} methods\n`);
     expect(document.methods.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['math.add', 'admin.stats', 'chat.stream', 'report.generate']));
-    const fromUrl = await readFile(join(dir, 'api.ts'), 'utf8');
-
-    await writeFile(join(dir, 'openrpc.json'), JSON.stringify(document));
-    const out: string[] = [];
-    const code = await runCli(['generate', join(dir, 'openrpc.json'), '-o', join(dir, 'api-from-file.ts')], { out: (s) => out.push(s), err: (s) => out.push(s) });
-    expect(code).toBe(0);
-    const fromFile = await readFile(join(dir, 'api-from-file.ts'), 'utf8');
+    const fromUrl = await readFile(join(dir, 'api-from-url.ts'), 'utf8');
+    // beforeAll generated api.ts in-process from the same document, saved to a file.
+    const fromFile = await readFile(join(dir, 'api.ts'), 'utf8');
     const body = (text: string) => text.split('\n').slice(2).join('\n');
     expect(body(fromFile)).toBe(body(fromUrl));
 
@@ -112,8 +115,6 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
   }, 60_000);
 
   it('type-checks a consumer (with @ts-expect-error on wrong params) and refuses the wrong call without it', async () => {
-    await writeFile(join(dir, 'consumer.ts'), CONSUMER);
-    await writeFile(join(dir, 'control.ts'), CONTROL);
     await writeFile(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
