@@ -9,42 +9,11 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { JsonRpcModule, RpcMethod, RpcParam } from '@nest-jsonrpc/server';
+import { registerBenchTelemetry } from './otel-sdk.js';
 
 const mode = process.env.BENCH_OTEL ?? 'default';
 
-if (mode === 'context') {
-  // Only the context manager an SDK brings (AsyncLocalStorage), used once — from then on Node 20
-  // tracks the context through every promise: what any SDK with a context manager costs before a span.
-  const { context, ROOT_CONTEXT } = await import('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  context.with(ROOT_CONTEXT, () => undefined);
-}
-
-if (mode === 'sdk') {
-  const { context, metrics, trace } = await import('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
-  const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = await import('@opentelemetry/sdk-trace-base');
-  const { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } = await import('@opentelemetry/sdk-metrics');
-  const { ExportResultCode } = await import('@opentelemetry/core');
-  const done = (_items: unknown, callback: (result: { code: number }) => void) => callback({ code: ExportResultCode.SUCCESS });
-  const noop = { export: done, shutdown: async () => undefined, forceFlush: async () => undefined };
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  // BENCH_SAMPLE_RATIO: a production-style sampler (ParentBased(TraceIdRatio)); default: every trace.
-  const ratio = process.env.BENCH_SAMPLE_RATIO;
-  const sampler = ratio === undefined ? undefined : new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Number(ratio)) });
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor(noop)] }));
-  metrics.setGlobalMeterProvider(
-    new MeterProvider({
-      readers: [
-        new PeriodicExportingMetricReader({
-          exporter: { ...noop, selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE },
-          exportIntervalMillis: 60_000,
-        }),
-      ],
-    }),
-  );
-}
+await registerBenchTelemetry(mode);
 
 @Injectable()
 class BenchMethods {

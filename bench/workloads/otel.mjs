@@ -5,6 +5,8 @@
  * - observability on (the defaults) with no SDK registered vs observability off (the pipeline runs
  *   unobserved): "within noise", i.e. >= 0.95.
  * - reference: only the SDK's AsyncLocalStorage context manager, used once, vs no SDK.
+ * - reference: the floor — bare Fastify recording a span and a histogram point per request by
+ *   hand (apps/otel-floor.app.ts), with the same SDK vs without: what the SDK itself costs.
  * Each comparison is measured twice: as request rate (autocannon flat out, as every workload), and
  * as requests per CPU-second of the server process at a fixed 2,000 req/s (Linux /proc). The
  * second is the steadier one on a shared machine: it does not depend on how much CPU the server
@@ -24,6 +26,9 @@ const COMPARISONS = [
   { workload: 'one call (add): observability on, no SDK vs off', module: 'default', baseline: 'off', goal: 0.95 },
   // Not a goal: what an SDK's AsyncLocalStorage context manager costs by itself (no span, no metric).
   { workload: 'reference: SDK context manager alone vs no SDK', module: 'context', baseline: 'default', goal: undefined },
+  // Not a goal: the floor — bare Fastify recording by hand what the module records per call
+  // (a span, active in the handler, and a histogram point), with the SDK vs without.
+  { workload: 'reference: bare Fastify, a span + a point by hand, SDK vs none', module: 'floor-sdk', baseline: 'floor-default', goal: undefined },
 ];
 
 /** utime + stime of a process, in clock ticks (10 ms on Linux). */
@@ -55,8 +60,10 @@ export default {
     const seconds = 1;
     const pairs = quick ? 4 : rounds * 6;
     const app = join(here, '../dist/otel.app.js');
+    const floor = join(here, '../dist/otel-floor.app.js');
     const servers = {};
     for (const mode of ['sdk', 'default', 'off', 'context']) servers[mode] = await startServer(app, { BENCH_OTEL: mode });
+    for (const mode of ['sdk', 'default']) servers[`floor-${mode}`] = await startServer(floor, { BENCH_OTEL: mode });
     const results = [];
     try {
       for (const server of Object.values(servers)) await requestRate(`${server.url}/rpc`, body, { seconds: 1 });
