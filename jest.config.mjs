@@ -1,4 +1,4 @@
-/** jest 30 in ESM mode (Nest 12 is ESM-only); TypeScript through @swc/jest with decorator metadata. */
+/** jest 30 in ESM mode (Nest 12 ships ES modules); TypeScript through @swc/jest with decorator metadata. */
 const swc = [
   '@swc/jest',
   {
@@ -13,7 +13,8 @@ const swc = [
   },
 ];
 
-export default {
+/** One project's configuration; the platform projects below differ in which suites run and on what. */
+const project = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -25,8 +26,11 @@ export default {
   moduleNameMapper: {
     '^@nest-jsonrpc/protocol$': '<rootDir>/libs/protocol/src/index.ts',
     '^@nest-jsonrpc/server$': '<rootDir>/libs/server/src/index.ts',
+    '^@nest-jsonrpc/server/terminus$': '<rootDir>/libs/server/src/terminus/index.ts',
+    '^@nest-jsonrpc/server/testing$': '<rootDir>/libs/server/src/testing/index.ts',
     '^@nest-jsonrpc/client$': '<rootDir>/libs/client/src/index.ts',
     '^@nest-jsonrpc/llm$': '<rootDir>/libs/llm/src/index.ts',
+    '^@nest-jsonrpc/codegen$': '<rootDir>/libs/codegen/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // ESM-only, required by the devkit's install-task executor, which schematic tests never run.
     '^ora$': '<rootDir>/test/schematics/support/devkit-ora.cjs',
@@ -34,6 +38,33 @@ export default {
   testMatch: ['<rootDir>/libs/*/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   setupFiles: ['reflect-metadata', '<rootDir>/test/support/nest-esm-for-cjs.setup.ts'],
+};
+
+/**
+ * The end-to-end suites of the HTTP edge, run once per platform: every route, its refusals, bodies,
+ * streams, durable attaches, MCP, observability, roles and limits, the 413 delivery, the fuzz
+ * properties, slow clients and shutdown. The other suites (units, the LLM loop, the schematics, the
+ * pack test) do not depend on the platform and run once, in the Fastify project.
+ */
+const EDGE_SUITES = ['spine', 'streaming', 'durable', 'hardening', 'fuzz', 'mcp', 'openrpc', 'observability', 'security', 'client', 'crash', 'schema', 'testing'].map(
+  (folder) => `<rootDir>/test/${folder}/**/*.e2e-spec.ts`,
+);
+
+/** Suites of one platform's own instrumentation: each runs in its platform's project only. */
+const ONLY_ON = { fastify: '<rootDir>/test/observability/fastify-otel.e2e-spec.ts', express: '<rootDir>/test/observability/express-otel.e2e-spec.ts' };
+
+export default {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.mjs'],
+  projects: [
+    { ...project, displayName: 'fastify', testPathIgnorePatterns: [...project.testPathIgnorePatterns, ONLY_ON.express] },
+    // The test apps read the platform from this global (test/support/rpc-test-app.ts).
+    {
+      ...project,
+      displayName: 'express',
+      testMatch: EDGE_SUITES,
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, ONLY_ON.fastify],
+      globals: { RPC_TEST_PLATFORM: 'express' },
+    },
+  ],
 };

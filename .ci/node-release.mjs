@@ -2,10 +2,12 @@
 // `node-<platform>-<arch>@<major>` package is the official build, headers included) and cached
 // under node_modules/.cache (never committed; a clean clone fetches each release once).
 //
-// Used by .ci/run (the Node 24 pass of the suite) and by the schematics e2e test (nest-cli 12
-// needs Node >= 22.22): one download, one cache.
+// Used by .ci/run (the Node 24 pass of the suite), by the schematics e2e test (nest-cli 12
+// needs Node >= 22.22) and by the pack test (the packages on Node 24, and the one error a CommonJS
+// app gets on a Node without require(esm), 20.18 and 22.11): one download per release, one cache.
 //
-//   node .ci/node-release.mjs home 24       prints the release's home (its bin/node inside)
+//   node .ci/node-release.mjs home 24       prints the release's home (its bin/node inside); a
+//                                           major (24) or a minor line (20.18) takes its latest
 //   node .ci/node-release.mjs sqlite <node> makes node_modules/better-sqlite3 the release that
 //                                           runs on <node> (see below); `sqlite` alone restores
 //                                           the lockfile's one
@@ -32,16 +34,16 @@ function cacheOf(root) {
   return cache;
 }
 
-/** The home of Node `<major>` (latest release of that major on the registry), fetched once. */
-export function nodeReleaseHome(root, major) {
+/** The home of Node `<release>` (`24`, `20.18`: the latest matching release on the registry), fetched once. */
+export function nodeReleaseHome(root, release) {
   const cache = cacheOf(root);
-  const home = join(cache, `node-${major}`);
+  const home = join(cache, `node-${release}`);
   if (existsSync(join(home, 'bin/node'))) return home;
   const download = join(cache, `download-${process.pid}`);
   rmSync(download, { recursive: true, force: true });
   mkdirSync(download);
   try {
-    execFileSync('npm', ['pack', `node-${process.platform}-${process.arch}@${major}`, '--pack-destination', download, '--loglevel=error'], { ...quiet, cwd: download });
+    execFileSync('npm', ['pack', `node-${process.platform}-${process.arch}@${release}`, '--pack-destination', download, '--loglevel=error'], { ...quiet, cwd: download });
     const [tarball] = readdirSync(download).filter((f) => f.endsWith('.tgz'));
     execFileSync('tar', ['xzf', tarball], { ...quiet, cwd: download });
     rmSync(home, { recursive: true, force: true });
