@@ -1,4 +1,4 @@
-/** Default routes (DESIGN §3 module options). */
+/** Default routes (README.md, "Options"). */
 export const DEFAULT_PATHS = Object.freeze({
   rpc: '/rpc',
   stream: '/rpc/stream',

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of durable streams (DESIGN §4): event names, statuses, the stored event, and the
+ * The vocabulary of durable streams (docs/durable.md, "Wire"): event names, statuses, the stored event, and the
  * JSON shapes of the REST routes. Shared by the server's stores, runner and routes and the client.
  */
 import { encodeErrorRow } from './stream-frames.js';
@@ -41,6 +41,24 @@ export const CANCELLED_EVENT_DATA = '{}';
 /** The terminal `error` written for streams whose producer died with its process. */
 export const INTERRUPTED_EVENT_DATA = encodeErrorRow({ code: -32603, message: 'Stream interrupted' });
 
+/** The message of -32603 when the stream store cannot be reached (a start, a REST route, an attached client). */
+export const STORE_UNAVAILABLE_MESSAGE = 'Stream store unavailable';
+
+/**
+ * `data` of the `error` event that ends a stream whose producer could not commit through a store
+ * outage (its buffer filled up), and of the id-less `error` frame an attached client gets when the
+ * store stays unreachable: that one is not part of the stream, so a client reconnects later with
+ * `Last-Event-ID` and resumes.
+ */
+export const STORE_UNAVAILABLE_EVENT_DATA = encodeErrorRow({ code: -32603, message: STORE_UNAVAILABLE_MESSAGE });
+
+/**
+ * `data` of the `error` event that ends a stream whose store lost events it had acknowledged (a
+ * Redis restarted without them): the stream ends where the store's history ends, rather than
+ * going on under ids some client already saw with other events.
+ */
+export const STORE_LOST_EVENTS_EVENT_DATA = encodeErrorRow({ code: -32603, message: 'Stream store lost events' });
+
 /** The answer of `POST <path>` on a durable stream method. */
 export interface DurableStartAnswer {
   stream_id: string;
@@ -60,9 +78,27 @@ export interface DurableStreamSummary {
   completed_at: string | null;
 }
 
+/** `GET <durable.path>`: the caller's streams, newest first. */
+export interface DurableStreamList {
+  streams: DurableStreamSummary[];
+}
+
 /** `GET <durable.path>/:id/events?after=&limit=`: events with their data parsed. */
 export interface DurableEventsPage<T = unknown> {
   events: Array<{ id: number; event: DurableEventName; data: T }>;
+}
+
+/**
+ * The JSON text of a `DurableEventsPage` of stored events: each event's `data` (stored JSON text)
+ * is spliced in as it is, never parsed and re-serialised.
+ */
+export function encodeDurableEventsPage(events: readonly DurableStreamEvent[]): string {
+  let text = '{"events":[';
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    text += `${i ? ',' : ''}{"id":${e.id},"event":"${e.event}","data":${e.data}}`;
+  }
+  return `${text}]}`;
 }
 
 /** `DELETE <durable.path>/:id`. */

@@ -11,7 +11,7 @@ export interface RpcErrorObject {
   data?: unknown;
 }
 
-/** A request object that passed §4 validation. `id` is absent for notifications. */
+/** A request object that passed spec §4 validation. `id` is absent for notifications. */
 export interface RpcRequestEnvelope {
   jsonrpc: '2.0';
   method: string;

@@ -1,7 +1,7 @@
 import { RpcErrorCode, RpcErrorMessage } from './error-codes.js';
 
 describe('error codes', () => {
-  it('are the spec\'s and DESIGN §4\'s', () => {
+  it('are the spec\'s and the server-defined ones of README.md', () => {
     expect(RpcErrorCode).toEqual({
       ParseError: -32700,
       InvalidRequest: -32600,

@@ -1,7 +1,7 @@
 import { RpcErrorCode } from './error-codes.js';
 import { httpStatusForCode } from './http-status.js';
 
-describe('httpStatusForCode (DESIGN §4)', () => {
+describe('httpStatusForCode', () => {
   it.each([
     [RpcErrorCode.ParseError, 400],
     [RpcErrorCode.InvalidRequest, 400],

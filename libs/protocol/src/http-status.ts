@@ -1,7 +1,7 @@
 import { RpcErrorCode } from './error-codes.js';
 
 /**
- * HTTP status for an error code when `httpStatus.enabled` is on (DESIGN §4). Codes we do not know
+ * HTTP status for an error code when `httpStatus.enabled` is on (README.md, "HTTP"). Codes we do not know
  * are the application's own: -32000..-32099 are "server error" in the spec, so 500; anything
  * else is a domain error the caller caused, so 400.
  */
@@ -25,8 +25,8 @@ export function httpStatusForCode(code: number): number {
 }
 
 /**
- * HTTP status of an error answered before a stream starts (DESIGN §4). Unlike `/rpc` this is not
- * optional: a streaming client must learn from the status that no stream follows. As in §4, a
+ * HTTP status of an error answered before a stream starts (docs/streaming.md, "Errors"). Unlike `/rpc` this is not
+ * optional: a streaming client must learn from the status that no stream follows. As that table says, a
  * rate limit is 400 (with `Retry-After`), not 429; every other code maps as `httpStatusForCode`.
  */
 export function preStreamHttpStatus(code: number): number {

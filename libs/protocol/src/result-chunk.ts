@@ -1,5 +1,5 @@
 /**
- * `result_chunk` rows (DESIGN §4): a large result (a file, a long text) sent as a sequence of
+ * `result_chunk` rows (docs/streaming.md, "Chunked results"): a large result (a file, a long text) sent as a sequence of
  * stream rows that a client reassembles.
  */
 export type ResultChunkEncoding = 'utf8' | 'base64';

@@ -1,4 +1,4 @@
-/** How a stream's rows are framed on the wire (DESIGN §4). */
+/** How a stream's rows are framed on the wire (docs/streaming.md, "Wire format"). */
 export enum StreamFormat {
   Ndjson = 'ndjson',
   Sse = 'sse',

@@ -19,7 +19,7 @@ const frame = (encoder: typeof ndjsonEncoder, rows: unknown[], error?: { code: n
   (error ? encoder.error(encodeErrorObject(error), rows.length) : '') +
   encoder.epilogue;
 
-describe('frame encoders (DESIGN §4)', () => {
+describe('frame encoders', () => {
   it('NDJSON: one JSON value per line; error row', () => {
     expect(frame(ndjsonEncoder, [{ a: 1 }, 'x'])).toBe('{"a":1}\n"x"\n');
     expect(frame(ndjsonEncoder, [1], { code: -32603, message: 'Internal error' })).toBe('1\n{"error":{"code":-32603,"message":"Internal error"}}\n');

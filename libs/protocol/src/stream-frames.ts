@@ -1,5 +1,5 @@
 /**
- * Wire framing of the three stream formats (DESIGN §4). Pure functions and frozen objects: no
+ * Wire framing of the three stream formats (docs/streaming.md, "Wire format"). Pure functions and frozen objects: no
  * I/O. The server's live stream route and its durable attach route write with these encoders;
  * the client's decoders read what they write (a round-trip test holds them together).
  */
@@ -101,7 +101,7 @@ export function errorJsonOfErrorRow(row: string): string | undefined {
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
- * What a decoded stream value is, by the exact frame shapes of DESIGN §4: an in-band error frame
+ * What a decoded stream value is, by the exact frame shapes of docs/streaming.md: an in-band error frame
  * (`{"<key>": <error object>}` and nothing else), a row, or a malformed error frame — the sole
  * member `<key>` holding an object with a `code` or a `message` that is not an error object (say
  * a code of 1.5). A decoder must not pass the last one on as a row: the stream would seem to
