@@ -1,9 +1,11 @@
 import type { ArgumentsHost } from '@nestjs/common';
 import type { ContextId } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString, type ParsedUrlQuery } from 'node:querystring';
 import type { RpcId, RpcParamsValue } from '@nest-jsonrpc/protocol';
 import type { RolesResolver } from '../options/json-rpc-options.js';
 import { callerRoles, requestUser } from './caller-identity.js';
+import type { HttpPlatform } from './http-platform.js';
 
 /**
  * How a call reached the method: `/rpc` (`http`), `/rpc/stream` (`stream`), a durable stream's
@@ -11,41 +13,96 @@ import { callerRoles, requestUser } from './caller-identity.js';
  */
 export type RpcTransport = 'http' | 'stream' | 'durable' | 'mcp' | 'tool';
 
-/** Turns a call's params into the handler's arguments (the method's param plan, built at startup). */
+/**
+ * Turns a call's params into the handler's arguments (the method's param plan, built at startup).
+ * A Promise when a Standard Schema validates asynchronously (an async refinement).
+ */
 export interface RpcArgsResolver {
-  resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[];
+  resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] | Promise<unknown[]>;
 }
 
 /**
- * State of one HTTP request shared by every call it carries (one, or each item of a batch):
- * the request id, the abort signal, and what the response headers must say afterwards.
+ * One HTTP request to a route of the module and its answer, whatever the platform: the platform's
+ * own request and reply (what the app's enhancers see), the Node ones under them, the body text,
+ * and the state every call it carries shares (one call, or each item of a batch): the request id,
+ * the abort signal, and what the response headers must say afterwards. Built by the one exchange
+ * factory (`RpcExchangeFactory`, `http/http-edge.ts`) when a platform adapter hands a request to a route.
  */
-export class RpcHttpExchange {
+export class RpcHttpExchange<TRequest = any, TReply = any> {
   /** Highest HTTP status any item asked for (used when `httpStatus.enabled`). */
   status = 200;
   /** Largest `retryAfter` (seconds) among rate-limited items; 0 when none. */
   retryAfter = 0;
   /** `<method>: <reason>` of every deprecated method called. */
   deprecations: string[] | undefined;
+  /** Whether the body is a batch: set where the batch is parsed (`http/rpc-batch-dispatcher.ts`); its items share one request span. */
+  isBatch = false;
   /** Nest context id, created on first use by a request-scoped handler. */
   contextId: ContextId | undefined;
   private abortController: AbortController | undefined;
   private resolvedRoles: readonly string[] | undefined;
   /** `request.user` when the roles were resolved: a guard of a later batch item may still set it. */
   private rolesResolvedFor: unknown;
+  private parsedQuery: ParsedUrlQuery | undefined;
 
   constructor(
-    readonly request: FastifyRequest,
-    readonly reply: FastifyReply,
+    readonly platform: HttpPlatform<TRequest, TReply>,
+    /** The platform's request (Fastify's or Express's), as the app's guards see it. */
+    readonly request: TRequest,
+    /** The platform's reply (Fastify's) or response (Express's). */
+    readonly reply: TReply,
     readonly requestId: string,
+    /** The route that serves it, as declared (`/rpc`, `/rpc/streams/:id`): what spans name. */
+    readonly route: string,
     private readonly rolesResolver: RolesResolver | undefined,
+    /** The body as text, read by the platform adapter under the module's bounds; undefined: none. */
+    readonly body?: string,
   ) {}
+
+  /** The Node request. */
+  get raw(): IncomingMessage {
+    return this.platform.rawRequest(this.request);
+  }
+
+  /** The Node response. */
+  get res(): ServerResponse {
+    return this.platform.rawResponse(this.reply);
+  }
+
+  get method(): string {
+    return this.raw.method ?? 'GET';
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.raw.headers;
+  }
+
+  /**
+   * The query string, parsed by one parser on every platform (Node's `querystring`, as Fastify's
+   * default and Express 5's `simple` parser read it): a repeated name gives an array.
+   */
+  get query(): ParsedUrlQuery {
+    if (this.parsedQuery) return this.parsedQuery;
+    const url = this.raw.url ?? '';
+    const mark = url.indexOf('?');
+    return (this.parsedQuery = mark < 0 ? {} : parseQueryString(url.slice(mark + 1)));
+  }
+
+  /** A route parameter (`:id`). */
+  param(name: string): string | undefined {
+    return this.platform.params(this.request)[name];
+  }
+
+  /** Whether an answer went out already (ours, or one an enhancer wrote itself). */
+  get sent(): boolean {
+    return this.platform.sent(this.reply);
+  }
 
   /** Aborted when the client goes away before the response is complete. Created on first use. */
   get signal(): AbortSignal {
     if (this.abortController) return this.abortController.signal;
     const controller = (this.abortController = new AbortController());
-    const res = this.reply.raw;
+    const res = this.res;
     const onClose = () => {
       if (!res.writableFinished) controller.abort(new Error('Client disconnected'));
     };
@@ -87,8 +144,9 @@ export class RpcHttpExchange {
  * (`RpcContext<AppUser>`), as the app's auth guard sets it.
  */
 export class RpcContext<TUser = any> {
-  private resolvedArgs: unknown[] | undefined;
+  private resolvedArgs: unknown[] | Promise<unknown[]> | undefined;
 
+  /** @internal built by the module for each call */
   constructor(
     readonly method: string,
     /** The request's id; `undefined` for a notification. */
@@ -109,8 +167,11 @@ export class RpcContext<TUser = any> {
     return this.exchange.requestId;
   }
 
-  /** The Fastify request. */
-  get request(): FastifyRequest {
+  /**
+   * The platform's request the call came in: Fastify's `FastifyRequest` or Express's `Request`,
+   * the object the app's guards see (`context.switchToHttp().getRequest()`).
+   */
+  get request(): any {
     return this.exchange.request;
   }
 
@@ -135,9 +196,10 @@ export class RpcContext<TUser = any> {
 
   /**
    * @internal The handler's arguments, resolved (and validated) once per call. Nest's param
-   * pipeline reads them one index at a time; the direct path takes them all at once.
+   * pipeline reads them one index at a time; the direct path takes them all at once. A Promise
+   * only when a schema of the method validates asynchronously.
    */
-  resolveArgs(): unknown[] {
+  resolveArgs(): unknown[] | Promise<unknown[]> {
     return (this.resolvedArgs ??= this.argsResolver.resolve(this.params, this));
   }
 }

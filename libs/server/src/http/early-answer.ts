@@ -1,6 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorCodes } from 'fastify';
-import type { IncomingMessage, OutgoingHttpHeaders, Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { ResolvedLimitsOptions } from '../options/limits-options.js';
 
 /**
@@ -10,16 +8,19 @@ import type { ResolvedLimitsOptions } from '../options/limits-options.js';
  * Node closes a `Connection: close` response's socket as soon as the answer is written. Bytes
  * of the upload still arriving then meet a closed socket, the kernel answers them with a reset,
  * and a client still sending (Node's `fetch`, `node:http`, most HTTP libraries) reports
- * `EPIPE`/`ECONNRESET` instead of the 413 it was sent. Neither Node nor Fastify has a lingering
- * close, so this file is one, as nginx does it (`lingering_close`): the answer goes out at once,
- * the rest of the upload is read and thrown away, and the response ends (closing the socket) when
- * the upload is complete, or after `limits.lingerMs`, or past `limits.lingerBytes`, whichever
- * comes first — a client that keeps sending cannot hold the connection longer than that.
+ * `EPIPE`/`ECONNRESET` instead of the 413 it was sent. Neither Node nor Fastify nor Express has a
+ * lingering close, so this file is one, as nginx does it (`lingering_close`): the answer goes out
+ * at once, the rest of the upload is read and thrown away, and the response ends (closing the
+ * socket) when the upload is complete, or after `limits.lingerMs`, or past `limits.lingerBytes`,
+ * whichever comes first — a client that keeps sending cannot hold the connection longer than that.
  *
  * `Expect: 100-continue`: Node answers `100 Continue` before any route code runs unless the
- * server has a `checkContinue` listener. With {@link installExpectContinue} the route's own body
- * limit decides first: a declared length over it gets its 413 and the body is never sent; any
- * other request gets `100 Continue` from a root `onRequest` hook, so every route keeps working.
+ * server has a `checkContinue` listener. With {@link routeContinueChecks} the route's own body
+ * limit decides first: a declared length over it gets its 413 and the body is never sent; every
+ * other request is told to continue by the platform adapter (a root hook, or the first
+ * middleware) with {@link continueRequest}, so every route keeps working.
+ *
+ * Everything here is Node's request and response: the platform adapters call it.
  */
 
 /** Requests that sent `Expect: 100-continue` and have not been told to continue. */
@@ -27,113 +28,128 @@ const awaitingContinue = new WeakSet<IncomingMessage>();
 const INSTALLED = Symbol.for('nest-jsonrpc.expect-continue');
 
 /** The `Content-Length` the client declared (NaN when there is none: chunked, or no body). */
-export function declaredLength(request: FastifyRequest): number {
-  const header = request.headers['content-length'];
+export function declaredLength(headers: IncomingHttpHeaders): number {
+  const header = headers['content-length'];
   return header === undefined ? Number.NaN : Number(header);
 }
 
+/** Whether the request declares a body: a length above 0, or chunked. */
+export function declaresBody(headers: IncomingHttpHeaders, length = declaredLength(headers)): boolean {
+  return length > 0 || headers['transfer-encoding'] !== undefined;
+}
+
 /**
- * Whether body bytes of `request` may still be on their way: it declared a body (a length, or
+ * Whether body bytes of `req` may still be on their way: it declared a body (a length, or
  * chunked) that has not been read to its end. A request without a body is not complete yet while
  * its route runs (Node marks it so right after), but has nothing more to send.
  */
-export function bodyStillArriving(request: FastifyRequest): boolean {
-  if (request.raw.complete) return false;
-  return declaredLength(request) > 0 || request.headers['transfer-encoding'] !== undefined;
+export function bodyStillArriving(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  return declaresBody(req.headers);
 }
 
 /**
- * Lets the route's body limit see `Expect: 100-continue` requests before their body is sent.
- * Installed once per server; routes outside this module get `100 Continue` as before, only later
- * (after routing) — and those whose own `bodyLimit` the declared length exceeds get Fastify's 413
- * instead of an upload first.
+ * Hands `Expect: 100-continue` requests to the server's request handler without Node's automatic
+ * `100 Continue`, so a route's body limit sees them before their body is sent. Once per server;
+ * `true` when this call installed it (the adapter then adds its own hook that continues them).
  */
-export function installExpectContinue(fastify: FastifyInstance): void {
-  const server = fastify.server as Server & { [INSTALLED]?: true };
-  if (server[INSTALLED] || typeof server.on !== 'function') return;
-  server[INSTALLED] = true;
-  server.on('checkContinue', (req, res) => {
+export function routeContinueChecks(server: Server): boolean {
+  const marked = server as Server & { [INSTALLED]?: true };
+  if (marked[INSTALLED] || typeof server.on !== 'function') return false;
+  marked[INSTALLED] = true;
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     awaitingContinue.add(req);
     server.emit('request', req, res);
   });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const req = request.raw;
-    if (awaitingContinue.has(req) && !(declaredLength(request) > request.routeOptions.bodyLimit)) {
-      awaitingContinue.delete(req);
-      if (!req.socket.destroyed) reply.raw.writeContinue();
-    }
-    done();
-  });
+  return true;
 }
 
-/** What a route plugin holds its request bodies to. */
-export interface BodyBounds {
-  /** Largest body, in bytes (`bodyLimit`). */
-  readonly limit: number;
-  /** Longest time, in ms, from the request's arrival to its last body byte; 0 = none. */
-  readonly timeoutMs: number;
-  /** Answers a body that did not arrive in time (while its upload is still going on). */
-  onTimeout(request: FastifyRequest, reply: FastifyReply): void;
+/** Whether `req` asked for `100 Continue` and has not been told to continue yet (one `WeakSet` lookup). */
+export function awaitsContinue(req: IncomingMessage): boolean {
+  return awaitingContinue.has(req);
 }
+
+/** Sends `100 Continue` to a request still waiting for it, unless its declared length is over `limit`. */
+export function continueRequest(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  if (!awaitingContinue.has(req) || declaredLength(req.headers) > limit) return;
+  awaitingContinue.delete(req);
+  if (!req.socket.destroyed) res.writeContinue();
+}
+
+/** How often, at most, the body watch looks for requests that went away before their body arrived. */
+const SWEEP_MS = 1_000;
 
 /**
- * The body part of a route plugin: every route registered after it (in `instance`) gets
- * `bounds.limit` as `bodyLimit`, and a declared `Content-Length` over it is refused before
- * anything is read, with Fastify's own `FST_ERR_CTP_BODY_TOO_LARGE` — so the plugin's error
- * handler answers both cases, declared and counted while reading (chunked), the same way.
+ * Bounds how long request bodies may take to arrive: `onLate(subject)` runs for a request whose
+ * body has not arrived `timeoutMs` after {@link watch} (while the request is still open).
  *
- * A body still arriving `bounds.timeoutMs` after the request did — a client trickling it, one
- * byte a second — is answered by `bounds.onTimeout` (or, when its answer is already out, its
- * connection closed). Fastify's `requestTimeout` would bound it too, but it defaults to off and is
- * the app's server-wide setting; this one is the module's own, for its own routes.
+ * One clock for all the requests of a route group, not a timer and a listener per request: a
+ * request costs one map entry, dropped by {@link arrived} when its route runs. One unreferenced
+ * timer runs while anything is watched: at the earliest deadline (every timeout is the same, so
+ * the map's insertion order is deadline order), and at least every second, to drop requests that
+ * completed or went away without reaching their route (a refused or aborted upload). A late body
+ * is answered at its deadline, as with a timer of its own.
  */
-export function enforceBodyLimit(instance: FastifyInstance, bounds: BodyBounds): void {
-  const { limit, timeoutMs } = bounds;
-  instance.addHook('onRoute', (route) => {
-    route.bodyLimit ??= limit;
-  });
-  instance.addHook('onRequest', (request, reply, done) => {
-    const length = declaredLength(request);
-    if (length > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-    if (timeoutMs > 0 && (length > 0 || request.headers['transfer-encoding'] !== undefined)) watchBody(request, reply, bounds);
-    done();
-  });
-}
+export class BodyArrivalWatch<T> {
+  private readonly waiting = new Map<IncomingMessage, { readonly due: number; readonly subject: T }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
-function watchBody(request: FastifyRequest, reply: FastifyReply, bounds: BodyBounds): void {
-  const req = request.raw;
-  const timer = setTimeout(() => {
-    if (req.complete || req.destroyed) return;
-    if (reply.sent || reply.raw.headersSent) req.socket.destroy();
-    else bounds.onTimeout(request, reply);
-  }, bounds.timeoutMs);
-  timer.unref();
-  // One listener: 'close' follows the end of the body (or an abort), and the timer checks
-  // `req.complete` itself. A second ('end') listener per request cost ~8 % of a small call's rate.
-  req.once('close', () => clearTimeout(timer));
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onLate: (subject: T) => void,
+  ) {}
+
+  /** Starts the clock of `req`'s body; `subject` is what `onLate` gets if it is late. */
+  watch(req: IncomingMessage, subject: T): void {
+    this.waiting.set(req, { due: performance.now() + this.timeoutMs, subject });
+    if (this.timer === undefined) this.arm(Math.min(this.timeoutMs, SWEEP_MS));
+  }
+
+  /** The body of `req` has arrived (its route runs): nothing more to watch. */
+  arrived(req: IncomingMessage): void {
+    if (this.waiting.size !== 0) this.waiting.delete(req);
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => this.check(), Math.max(1, delayMs));
+    this.timer.unref();
+  }
+
+  private check(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    const late: T[] = [];
+    for (const [req, { due, subject }] of this.waiting) {
+      if (req.complete || req.destroyed) this.waiting.delete(req);
+      else if (due <= now) {
+        this.waiting.delete(req);
+        late.push(subject);
+      } else if (due < next) next = due;
+    }
+    if (this.waiting.size !== 0) this.arm(Math.min(next - now, SWEEP_MS));
+    for (const subject of late) this.onLate(subject);
+  }
 }
 
 /**
- * Sends `text` with `status` and `Connection: close`, and, when the request body is still
- * arriving, lingers as described above before the socket closes. Headers set by hooks (CORS...)
- * are kept.
+ * Sends `text` with `status` and `Connection: close` on a response the module has taken over
+ * (`headers` include those the app's hooks set, CORS...), and, when the request body is still
+ * arriving, lingers as described above before the socket closes.
  */
 export function sendEarlyAnswer(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  req: IncomingMessage,
+  res: ServerResponse,
   status: number,
   headers: OutgoingHttpHeaders,
   text: string,
   limits: Pick<ResolvedLimitsOptions, 'lingerMs' | 'lingerBytes'>,
 ): void {
-  const req = request.raw;
-  const res = reply.raw;
-  const body = Buffer.from(text);
-  reply.hijack();
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...headers, 'content-length': body.length, connection: 'close' });
+  const body = Buffer.from(text);
+  res.writeHead(status, { ...headers, 'content-length': body.length, connection: 'close' });
   // Nothing more is coming: all read already, or a client told no `100 Continue` sends no body.
-  if (!bodyStillArriving(request) || req.destroyed || awaitingContinue.has(req) || limits.lingerMs === 0) {
+  if (!bodyStillArriving(req) || req.destroyed || awaitingContinue.has(req) || limits.lingerMs === 0) {
     res.end(body);
     return;
   }
@@ -158,4 +174,12 @@ export function sendEarlyAnswer(
   req.once('error', close);
   res.once('close', close);
   req.resume();
+}
+
+/** Whether a `Content-Type` names one of the media types the module reads as JSON (parameters ignored). */
+export function isJsonRpcMediaType(contentType: string | undefined, mediaTypes: readonly string[]): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return mediaTypes.includes(mediaType);
 }

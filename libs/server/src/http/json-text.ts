@@ -1,7 +1,10 @@
 import secureJson from 'secure-json-parse';
+import { RpcErrorCode, RpcErrorMessage, type RpcErrorObject } from '@nest-jsonrpc/protocol';
 
 /** Sentinel for a body that is not JSON; a value, not an exception, because it is common input. */
 export const NOT_JSON: unique symbol = Symbol('not-json');
+
+const DROP_PROTOTYPE_KEYS = Object.freeze({ protoAction: 'remove', constructorAction: 'remove' } as const);
 
 /**
  * Parses a request body. `__proto__` and `constructor.prototype` keys are dropped so nothing
@@ -11,8 +14,11 @@ export const NOT_JSON: unique symbol = Symbol('not-json');
 export function parseJsonText(text: string | undefined): unknown {
   if (text === undefined || text.length === 0) return NOT_JSON;
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    return secureJson.parse(text, undefined, DROP_PROTOTYPE_KEYS);
   } catch {
     return NOT_JSON;
   }
 }
+
+/** The answer to a body that is not JSON, on every route that reads one: -32700 "Parse error". */
+export const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: RpcErrorMessage[RpcErrorCode.ParseError] });

@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-const INSTALLED = Symbol.for('nest-jsonrpc.requestless-connections');
+const TRACKED = Symbol.for('nest-jsonrpc.requestless-connections');
 
 /**
  * Closing the server does not wait for connections that never sent a request.
@@ -12,27 +11,29 @@ const INSTALLED = Symbol.for('nest-jsonrpc.requestless-connections');
  * and a SIGTERM'd process — waits up to a minute for a socket that will never carry anything.
  * Browsers open such sockets on purpose (preconnect), and so do HTTP clients whose pool dialled
  * one more connection than it ended up using. Fastify's `forceCloseConnections: 'idle'` (the
- * default) closes only sockets between two requests; this closes the rest of the requestless
- * ones when Fastify starts closing. Connections with a response in progress finish as before.
+ * default) and Node's `closeIdleConnections()` close only sockets between two requests; the
+ * returned function closes the rest of the requestless ones, and the platform adapter calls it
+ * when the server starts closing. Connections with a response in progress finish as before.
  *
  * The test for "a response in progress" is Node's own in `closeIdleConnections`: the socket's
  * current `_httpMessage` (the response it is writing), unset before the first request and again
  * once each response has finished. Cost: one listener per connection, nothing per request.
+ *
+ * Undefined when the server is not an HTTP/1 one (http2 sessions have no `_httpMessage`), or is
+ * tracked already (once per server).
  */
-export function closeRequestlessConnectionsOnClose(fastify: FastifyInstance): void {
-  const server = fastify.server as Server & { [INSTALLED]?: true };
-  // HTTP/1 servers only (http2 sessions have no `_httpMessage`); once per server.
-  if (server[INSTALLED] || typeof server.closeIdleConnections !== 'function') return;
-  server[INSTALLED] = true;
+export function trackRequestlessConnections(server: Server): (() => void) | undefined {
+  const marked = server as Server & { [TRACKED]?: true };
+  if (marked[TRACKED] || typeof server.closeIdleConnections !== 'function') return undefined;
+  marked[TRACKED] = true;
   const open = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  fastify.addHook('preClose', (done) => {
+  return () => {
     for (const socket of open) {
       if (!(socket as Socket & { _httpMessage?: unknown })._httpMessage) socket.destroy();
     }
-    done();
-  });
+  };
 }

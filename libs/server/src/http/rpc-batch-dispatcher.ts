@@ -9,6 +9,9 @@ import type { RpcReplyWriter } from './rpc-reply-writer.js';
 /** One answered item: its JSON text, or undefined for a notification (which gets no answer). */
 export type RpcItemAnswer = string | undefined;
 
+/** What a dispatcher reads of the resolved options: the batch bounds, and the stream route it points stream calls to. */
+export type BatchDispatchOptions = Pick<ResolvedJsonRpcOptions, 'maxBatchSize' | 'batchConcurrency' | 'stream'>;
+
 const EMPTY_BATCH: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InvalidRequest, message: 'Invalid Request' });
 
 function invalidRequest(reason: string): RpcErrorObject {
@@ -25,12 +28,13 @@ export class RpcBatchDispatcher {
   constructor(
     private readonly pipeline: RpcPipeline,
     private readonly writer: RpcReplyWriter,
-    private readonly options: ResolvedJsonRpcOptions,
+    private readonly options: BatchDispatchOptions,
     private readonly durable: DurableCallStarter | undefined,
   ) {}
 
   dispatch(body: unknown, exchange: RpcHttpExchange): RpcItemAnswer | Promise<RpcItemAnswer> {
     if (!Array.isArray(body)) return this.dispatchItem(body, exchange);
+    exchange.isBatch = true;
     // The spec's example answers an empty batch with a bare "Invalid Request".
     if (body.length === 0) return this.writer.error(exchange, null, EMPTY_BATCH);
     if (body.length > this.options.maxBatchSize) {

@@ -1,67 +1,59 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
-import { RpcHttpExchange } from '../context/rpc-context.js';
+import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import type { RpcPipeline } from '../pipeline/rpc-pipeline.js';
-import { bodyBoundsOf, registerJsonRpcBodyParser } from './json-body-parser.js';
-import { NOT_JSON, parseJsonText } from './json-text.js';
-import { requestIdOf } from './request-id.js';
-import { RpcBatchDispatcher, type RpcItemAnswer } from './rpc-batch-dispatcher.js';
+import { methodNotAllowed, type HttpRouteGroup } from './http-edge.js';
+import { NOT_JSON, PARSE_ERROR, parseJsonText } from './json-text.js';
+import { RpcBatchDispatcher, type BatchDispatchOptions, type RpcItemAnswer } from './rpc-batch-dispatcher.js';
 import type { RpcReplyWriter } from './rpc-reply-writer.js';
-import { methodNotAllowed, transportErrorHandler } from './transport-errors.js';
 
-export const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error' });
+/** What `POST <path>` reads of the resolved options: its route, whether errors map to HTTP statuses, and what its dispatcher reads. */
+export type RpcHttpRouteOptions = Pick<ResolvedJsonRpcOptions, 'path' | 'httpStatus'> & BatchDispatchOptions;
 
 /**
- * The Fastify side of `POST <path>`: an encapsulated plugin with its own body parser and error
- * handler, so nothing about the host app's parsers or error format leaks into JSON-RPC answers.
- * Small protected methods, so a subclass can change one step.
+ * `POST <path>`: a JSON-RPC request or batch in, the answer out. The platform adapter reads the
+ * body (its own parser, so nothing about the host app's parsers or error format leaks into
+ * JSON-RPC answers) and refuses what cannot be read with the catalogue's envelopes.
  */
 export class RpcHttpRoutes {
-  protected readonly dispatcher: RpcBatchDispatcher;
+  private readonly dispatcher: RpcBatchDispatcher;
   private readonly mapStatus: boolean;
 
   constructor(
     pipeline: RpcPipeline,
-    protected readonly writer: RpcReplyWriter,
-    protected readonly options: ResolvedJsonRpcOptions,
-    protected readonly logger: Logger,
+    private readonly writer: RpcReplyWriter,
+    private readonly options: RpcHttpRouteOptions,
+    private readonly logger: Logger,
     durable: DurableCallStarter | undefined,
   ) {
     this.dispatcher = new RpcBatchDispatcher(pipeline, writer, options, durable);
     this.mapStatus = options.httpStatus.enabled;
-    this.handle = this.handle.bind(this);
   }
 
-  plugin(): FastifyPluginCallback {
-    const { options, writer, logger } = this;
-    const bounds = bodyBoundsOf(options, writer);
-    return (instance: FastifyInstance, _opts, done) => {
-      registerJsonRpcBodyParser(instance, bounds);
-      instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'Request'));
-      instance.route({ method: 'POST', url: options.path, bodyLimit: bounds.limit, handler: this.handle });
-      instance.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url: options.path, handler: methodNotAllowed(writer, 'POST', 'use POST') });
-      done();
+  routes(): HttpRouteGroup {
+    const path = this.options.path;
+    return {
+      name: 'Request',
+      family: 'rpc',
+      body: 'json',
+      routes: [
+        { method: 'POST', path, handle: (exchange) => this.handle(exchange) },
+        methodNotAllowed(this.writer, 'rpc', ['GET', 'PUT', 'PATCH', 'DELETE'], path, { allow: 'POST', hint: 'use POST' }),
+      ],
     };
   }
 
-  protected handle(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
-    const exchange = this.exchangeOf(request, reply);
-    const body = parseJsonText(request.body as string | undefined);
+  private handle(exchange: RpcHttpExchange): Promise<void> | undefined {
+    const body = parseJsonText(exchange.body);
     const answer = body === NOT_JSON ? this.writer.error(exchange, null, PARSE_ERROR) : this.dispatcher.dispatch(body, exchange);
-    if (typeof answer === 'object') return answer.then((text) => this.send(reply, exchange, text));
-    this.send(reply, exchange, answer);
+    if (typeof answer === 'object') return answer.then((text) => this.send(exchange, text));
+    this.send(exchange, answer);
     return undefined;
   }
 
-  protected exchangeOf(request: FastifyRequest, reply: FastifyReply): RpcHttpExchange {
-    return new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
-  }
-
   /** 200 (or the mapped status with `httpStatus.enabled`); 204 when every item was a notification. */
-  protected send(reply: FastifyReply, exchange: RpcHttpExchange, text: RpcItemAnswer): void {
-    this.writer.send(reply, exchange, this.mapStatus ? exchange.status : 200, text);
+  private send(exchange: RpcHttpExchange, text: RpcItemAnswer): void {
+    this.writer.send(exchange, this.mapStatus ? exchange.status : 200, text);
   }
 }

@@ -1,5 +1,8 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import {
   httpStatusForCode,
   JSON_CONTENT_TYPE,
@@ -13,28 +16,43 @@ import {
 } from '@nest-jsonrpc/protocol';
 import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
+import { encodeOrInternal } from '../errors/error-encoding.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { DEFAULT_LIMITS, type ResolvedLimitsOptions } from '../options/limits-options.js';
+import type { BodyBounds } from './body-limit.js';
 import { bodyStillArriving, sendEarlyAnswer } from './early-answer.js';
-import { requestIdOf } from './request-id.js';
+import { TransportErrors, type RouteFamily, type TransportErrorDetail, type TransportErrorKind } from './transport-errors.js';
+
+/** The bounds of a writer given none (a unit test's): the defaults of `maxRequestSize` and `limits`. */
+const DEFAULT_WRITER_LIMITS: BodyBounds = Object.freeze({ maxRequestSize: 1_048_576, limits: DEFAULT_LIMITS });
+const NO_LINGER = Object.freeze({ lingerMs: 0, lingerBytes: 0 });
+/** Bodies that are not envelopes (durable REST, MCP REST) differ per caller: never cached by intermediaries. */
+const NOT_STORED = 'no-store';
 
 /**
- * The one writer of JSON answers: envelopes (results and errors) and the headers that go with
- * them (`X-Request-Id`, `Retry-After`, `Deprecation`, `X-Rpc-Deprecated`). `/rpc`, the stream
- * route's pre-stream errors, the transport errors and the durable routes all write through it.
+ * The one writer of every answer of the module's routes, whatever the platform: envelopes
+ * (results and errors) and the headers that go with them (`X-Request-Id`, `Retry-After`,
+ * `Deprecation`, `X-Rpc-Deprecated`), the REST routes' JSON, the MCP answers, the explorer's
+ * files, the heads of streams, and the transport errors of the catalogue
+ * (`http/transport-errors.ts`) — so every answer carries its `X-Request-Id`.
  *
  * What JSON cannot carry never reaches the wire: a result or error `data` it cannot represent
  * (BigInt, a cycle) and an error code that is not an integer become -32603, logged, with the id
  * kept.
  */
 export class RpcReplyWriter {
+  readonly transportErrors: TransportErrors;
+  private readonly limits: ResolvedLimitsOptions;
   private warnedSentElsewhere = false;
 
   constructor(
     private readonly mapper: RpcExceptionMapper,
     private readonly logger: Logger,
-    private readonly limits: ResolvedLimitsOptions = DEFAULT_LIMITS,
-  ) {}
+    bounds: BodyBounds = DEFAULT_WRITER_LIMITS,
+  ) {
+    this.limits = bounds.limits;
+    this.transportErrors = new TransportErrors({ maxRequestSize: bounds.maxRequestSize, bodyTimeoutMs: bounds.limits.bodyTimeoutMs });
+  }
 
   /** A success envelope; a result JSON cannot represent becomes this call's -32603. */
   success(exchange: RpcHttpExchange, id: RpcId, value: unknown, method: string): string {
@@ -65,12 +83,13 @@ export class RpcReplyWriter {
 
   /** The envelope of `error`, or of the -32603 it becomes when JSON cannot carry it. */
   errorEnvelope(id: RpcId, error: RpcErrorObject, method?: string): { text: string; error: RpcErrorObject } {
-    try {
-      return { text: serializeError(id, error), error };
-    } catch (serializationError) {
-      const internal = this.mapper.toErrorObject(serializationError, method);
-      return { text: serializeError(id, internal), error: internal };
-    }
+    const { encoded, error: sent } = encodeOrInternal(this.mapper, error, method, (e) => serializeError(id, e));
+    return { text: encoded, error: sent };
+  }
+
+  /** `encode(error)` — a stream's error frame — or of the -32603 it becomes when JSON cannot carry it. */
+  encodeError(encode: (error: RpcErrorObject) => string, error: RpcErrorObject, method?: string): string {
+    return encodeOrInternal(this.mapper, error, method, encode).encoded;
   }
 
   /** What an answered error means for the response: its HTTP status, its `Retry-After`. */
@@ -82,7 +101,7 @@ export class RpcReplyWriter {
     }
   }
 
-  /** The headers of every answer to this exchange (also for a hijacked stream response). */
+  /** The headers of every answer to this exchange (also for a stream's head). */
   answerHeaders(exchange: RpcHttpExchange): Record<string, string> {
     const headers: Record<string, string> = { [RpcHeader.RequestId]: exchange.requestId };
     if (exchange.deprecations) {
@@ -94,56 +113,79 @@ export class RpcReplyWriter {
   }
 
   /** Sends `text` (a JSON-RPC answer) with `status`, or 204 with no body when there is nothing to answer. */
-  send(reply: FastifyReply, exchange: RpcHttpExchange, status: number, text: string | undefined): void {
-    if (reply.sent) {
-      this.warnSentElsewhere(reply);
-      return;
+  send(exchange: RpcHttpExchange, status: number, text: string | undefined): void {
+    if (exchange.sent) return this.warnSentElsewhere(exchange);
+    const headers: OutgoingHttpHeaders = this.answerHeaders(exchange);
+    if (text === undefined) return exchange.platform.send(exchange.reply, 204, headers);
+    headers['content-type'] = JSON_CONTENT_TYPE;
+    exchange.platform.send(exchange.reply, status, headers, text);
+  }
+
+  /** A JSON body that is not an envelope (the REST routes), never cached by intermediaries. */
+  sendJson(exchange: RpcHttpExchange, status: number, text: string): void {
+    this.sendBody(exchange, status, { 'content-type': JSON_CONTENT_TYPE, 'cache-control': NOT_STORED }, text);
+  }
+
+  /** Any other whole answer (an MCP answer, a page of the explorer), with this exchange's headers. */
+  sendBody(exchange: RpcHttpExchange, status: number, headers: OutgoingHttpHeaders, body?: string | Buffer): void {
+    if (exchange.sent) return this.warnSentElsewhere(exchange);
+    exchange.platform.send(exchange.reply, status, { ...headers, ...this.answerHeaders(exchange) }, body);
+  }
+
+  /**
+   * A web `Response` (what the MCP SDK answers) with this exchange's headers: a JSON body in one
+   * write; an event stream piped as it is produced, with backpressure, and cancelled when the
+   * client goes away. Settles when the answer is complete (or the client gone).
+   */
+  async sendWebResponse(exchange: RpcHttpExchange, response: Response): Promise<void> {
+    const headers: OutgoingHttpHeaders = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') headers[name] = value;
+    });
+    if (response.body === null || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      return this.sendBody(exchange, response.status, headers, await response.text());
     }
-    reply.headers(this.answerHeaders(exchange));
-    if (text === undefined) reply.code(204).send();
-    else reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(text);
+    const res = this.openStream(exchange, response.status, headers);
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch(() => undefined);
   }
 
   /**
-   * An error envelope (id null) with `status`, outside any call: body too large, bad media type.
-   * Sent before the body was read, it closes the connection after a lingering read of the rest
-   * of the upload (`early-answer.ts`), so a client still sending reads it.
+   * Takes the response over and writes the head of a streamed answer: the headers the app's hooks
+   * set (CORS, security headers), then `headers`, then this exchange's own. Returns the Node
+   * response to stream to; from now on the platform does not touch it.
    */
-  sendTransportError(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    error: RpcErrorObject,
-    headers?: Record<string, string>,
-    linger: Pick<ResolvedLimitsOptions, 'lingerMs' | 'lingerBytes'> = this.limits,
-  ): void {
-    const all = { ...headers, [RpcHeader.RequestId]: requestIdOf(request), 'content-type': JSON_CONTENT_TYPE };
-    if (bodyStillArriving(request)) return sendEarlyAnswer(request, reply, status, all, serializeError(null, error), linger);
-    reply.code(status).headers(all).send(serializeError(null, error));
+  openStream(exchange: RpcHttpExchange, status: number, headers: OutgoingHttpHeaders): ServerResponse {
+    const pending = exchange.platform.takeOver(exchange.reply);
+    const res = exchange.res;
+    if (!res.destroyed && !res.headersSent) res.writeHead(status, { ...pending, ...headers, ...this.answerHeaders(exchange) });
+    return res;
   }
 
   /**
-   * A JSON body that is not an envelope (the MCP REST surface's refusals), sent before the request
-   * body was read: with the same lingering close as {@link sendTransportError}, so the client
-   * still reads it.
+   * A refusal of the catalogue, outside any call (body too large, bad media type, verb not
+   * served...), in the shape of the route's family. Sent before the body was read, it closes the
+   * connection after a lingering read of the rest of the upload (`early-answer.ts`), so a client
+   * still sending reads it; a body that arrived too slowly is not waited for.
    */
-  sendEarlyJson(request: FastifyRequest, reply: FastifyReply, status: number, text: string): void {
-    if (!bodyStillArriving(request)) return this.sendJson(reply, status, text);
-    sendEarlyAnswer(request, reply, status, { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' }, text, this.limits);
+  sendTransportError(exchange: RpcHttpExchange, family: RouteFamily, kind: TransportErrorKind, detail?: TransportErrorDetail): void {
+    const { status, shape, text } = this.transportErrors.refusal(family, kind, detail);
+    const headers: OutgoingHttpHeaders = { 'content-type': JSON_CONTENT_TYPE };
+    if (shape !== 'envelope') headers['cache-control'] = NOT_STORED;
+    if (detail?.allow !== undefined) headers.allow = detail.allow;
+    if (exchange.sent) return;
+    if (!bodyStillArriving(exchange.raw)) return this.sendBody(exchange, status, headers, text);
+    const pending = exchange.platform.takeOver(exchange.reply);
+    const linger = kind === 'bodyTimeout' ? NO_LINGER : this.limits;
+    sendEarlyAnswer(exchange.raw, exchange.res, status, { ...pending, ...headers, ...this.answerHeaders(exchange) }, text, linger);
   }
 
-  /** A JSON body that is not an envelope (the durable REST routes), never cached by intermediaries. */
-  sendJson(reply: FastifyReply, status: number, text: string): void {
-    reply.code(status).header('content-type', JSON_CONTENT_TYPE).header('cache-control', 'no-store').send(text);
-  }
-
-  private warnSentElsewhere(reply: FastifyReply): void {
+  private warnSentElsewhere(exchange: RpcHttpExchange): void {
     // Something in a call's chain answered the HTTP request itself — typically an app-wide
     // `@Catch()` filter written for controllers. Its answer stands; ours has nowhere to go.
     if (this.warnedSentElsewhere) return;
     this.warnedSentElsewhere = true;
     this.logger.warn(
-      `The HTTP response to ${reply.request.method} ${reply.request.url} was sent by an enhancer (an exception filter writing ` +
+      `The HTTP response to ${exchange.method} ${exchange.raw.url} was sent by an enhancer (an exception filter writing ` +
         'to host.switchToHttp().getResponse()?), so the JSON-RPC answer was dropped. Let such filters ' +
         'rethrow for JSON-RPC calls: if (getRpcContext(host)) throw exception;',
     );

@@ -1,44 +1,149 @@
-import type { Logger } from '@nestjs/common';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_RPC_REQUEST_MEDIA_TYPES, RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
+import { JSON_RPC_REQUEST_MEDIA_TYPES, RpcErrorCode, serializeError, type RpcErrorObject } from '@nest-jsonrpc/protocol';
+import { formatRpcErrorText } from '../errors/rpc-error-text.js';
 import { RpcRequestTooLargeException } from '../errors/rpc-exceptions.js';
-import type { RpcReplyWriter } from './rpc-reply-writer.js';
-
-const UNSUPPORTED_MEDIA_TYPE: RpcErrorObject = Object.freeze({
-  code: RpcErrorCode.InvalidRequest,
-  message: `Invalid Request: Content-Type must be ${JSON_RPC_REQUEST_MEDIA_TYPES[0]}`,
-});
-const UNREADABLE_BODY: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error: the request body could not be read' });
-const INTERNAL: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InternalError, message: 'Internal error' });
 
 /**
- * The error handler of our encapsulated route plugins: what Fastify raises before a handler runs
- * (body too large, wrong media type, broken framing) answered as a JSON-RPC envelope with its
- * HTTP status, never Fastify's own error shape.
+ * The route families, by the body shape of their refusals: `rpc` — `POST <path>`,
+ * `<stream.path>`, `POST <mcp.path>`, answered with a JSON-RPC error envelope; `streams` — the
+ * durable REST routes, `{"error":{code,message}}`; `tools` — the MCP REST surface, a tool result
+ * `{"content":[{"type":"text","text":"Error <code>: <message>"}],"isError":true}`.
  */
-export function transportErrorHandler(maxRequestSize: number, writer: RpcReplyWriter, logger: Logger, where: string) {
-  const tooLarge = tooLargeError(maxRequestSize);
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return writer.sendTransportError(request, reply, 413, tooLarge);
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_TYPE':
-        return writer.sendTransportError(request, reply, 415, UNSUPPORTED_MEDIA_TYPE);
-    }
-    if (error.statusCode !== undefined && error.statusCode < 500) return writer.sendTransportError(request, reply, 400, UNREADABLE_BODY);
-    logger.error(`${where} failed before dispatch: ${error.message}`, error.stack);
-    writer.sendTransportError(request, reply, 500, INTERNAL);
-  };
+export type RouteFamily = 'rpc' | 'streams' | 'tools';
+
+/** What can go wrong before a route serves a request: the body, the verb, the caller's host. */
+export type TransportErrorKind =
+  /** The body is over `maxRequestSize` (declared, or counted while reading). */
+  | 'tooLarge'
+  /** A body whose media type the route does not read. */
+  | 'unsupportedMediaType'
+  /** A body that could not be read (broken framing, a length that does not match). */
+  | 'unreadableBody'
+  /** A body that did not arrive within `limits.bodyTimeoutMs`. */
+  | 'bodyTimeout'
+  /** A verb the route does not serve (`Allow` says which do). */
+  | 'methodNotAllowed'
+  /** `Host`/`Origin` outside `mcp.allowedHosts` (DNS-rebinding protection). */
+  | 'hostRefused'
+  /** Anything else that failed before the route ran (logged). */
+  | 'internal';
+
+/** How a refusal's body is written. */
+export type RefusalShape = 'envelope' | 'error' | 'tool';
+
+/** What a refusal needs beyond its kind: the 405's hint, the host check's message. */
+export interface TransportErrorDetail {
+  /** 405: the verbs the route serves (`Allow`), and for envelopes the hint after "Invalid Request: ". */
+  readonly allow?: string;
+  readonly hint?: string;
+  /** 403: what the host check said. */
+  readonly message?: string;
 }
 
-/** The 413 envelope's error object, the same on every route. */
-export function tooLargeError(maxRequestSize: number): RpcErrorObject {
-  return RpcRequestTooLargeException.forLimit(maxRequestSize).toErrorObject();
+interface CatalogueCell {
+  readonly status: number;
+  readonly shape: RefusalShape;
+  readonly code: number;
+  readonly message: (limits: RefusalLimits, detail: TransportErrorDetail) => string;
 }
 
-/** `405` with `Allow`, for the verbs a route does not serve. */
-export function methodNotAllowed(writer: RpcReplyWriter, allow: string, hint: string) {
-  const error: RpcErrorObject = Object.freeze({ code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${hint}` });
-  return (request: FastifyRequest, reply: FastifyReply): void => writer.sendTransportError(request, reply, 405, error, { allow });
+interface RefusalLimits {
+  readonly maxRequestSize: number;
+  readonly bodyTimeoutMs: number;
+}
+
+const cell = (status: number, shape: RefusalShape, code: number, message: CatalogueCell['message'] | string): CatalogueCell => ({
+  status,
+  shape,
+  code,
+  message: typeof message === 'string' ? () => message : message,
+});
+
+const tooLarge = (l: RefusalLimits) => RpcRequestTooLargeException.forLimit(l.maxRequestSize).message;
+const late = (l: RefusalLimits) => `Invalid Request: the body did not arrive within ${l.bodyTimeoutMs} ms`;
+const refusedHost = (_l: RefusalLimits, d: TransportErrorDetail) => d.message ?? 'Forbidden';
+const JSON_ONLY = `Content-Type must be ${JSON_RPC_REQUEST_MEDIA_TYPES[0]}`;
+const { InvalidRequest, ParseError, InternalError, InvalidParams } = RpcErrorCode;
+/** What the SDK's own DNS-rebinding guards answer (a JSON-RPC error with no id). */
+const HOST_REFUSED_CODE = -32000;
+
+/**
+ * THE catalogue: for each kind of transport error and each route family, the status and the body.
+ * The 413 and the 408 are the same envelope on the `rpc` and `streams` routes (docs/limits.md);
+ * the MCP REST surface answers its own tool-result shape for what its clients parse (413, 415,
+ * 400, 500).
+ */
+const CATALOGUE: { readonly [K in TransportErrorKind]: { readonly [F in RouteFamily]: CatalogueCell } } = {
+  tooLarge: {
+    rpc: cell(413, 'envelope', InvalidRequest, tooLarge),
+    streams: cell(413, 'envelope', InvalidRequest, tooLarge),
+    tools: cell(413, 'tool', InvalidRequest, tooLarge),
+  },
+  unsupportedMediaType: {
+    rpc: cell(415, 'envelope', InvalidRequest, `Invalid Request: ${JSON_ONLY}`),
+    streams: cell(400, 'error', InvalidParams, 'Bad request'),
+    tools: cell(415, 'tool', InvalidRequest, JSON_ONLY),
+  },
+  unreadableBody: {
+    rpc: cell(400, 'envelope', ParseError, 'Parse error: the request body could not be read'),
+    streams: cell(400, 'error', InvalidParams, 'Bad request'),
+    tools: cell(400, 'tool', ParseError, 'Parse error'),
+  },
+  bodyTimeout: {
+    rpc: cell(408, 'envelope', InvalidRequest, late),
+    streams: cell(408, 'envelope', InvalidRequest, late),
+    tools: cell(408, 'envelope', InvalidRequest, late),
+  },
+  methodNotAllowed: {
+    rpc: cell(405, 'envelope', InvalidRequest, (_l, d) => `Invalid Request: ${d.hint ?? `use ${d.allow}`}`),
+    streams: cell(405, 'error', InvalidRequest, (_l, d) => `Method not allowed: use ${(d.allow ?? '').replace(', ', ' or ')}`),
+    tools: cell(405, 'tool', InvalidRequest, (_l, d) => `Method not allowed: use ${(d.allow ?? '').replace(', ', ' or ')}`),
+  },
+  hostRefused: {
+    rpc: cell(403, 'envelope', HOST_REFUSED_CODE, refusedHost),
+    streams: cell(403, 'envelope', HOST_REFUSED_CODE, refusedHost),
+    tools: cell(403, 'envelope', HOST_REFUSED_CODE, refusedHost),
+  },
+  internal: {
+    rpc: cell(500, 'envelope', InternalError, 'Internal error'),
+    streams: cell(500, 'error', InternalError, 'Internal error'),
+    tools: cell(500, 'tool', InternalError, 'Internal error'),
+  },
+};
+
+/** A refusal ready to send: its status, its body's shape and text. */
+export interface TransportRefusal {
+  readonly status: number;
+  readonly shape: RefusalShape;
+  readonly text: string;
+}
+
+/** The body of `error` in `shape`. */
+export function refusalBody(shape: RefusalShape, error: RpcErrorObject): string {
+  switch (shape) {
+    case 'envelope':
+      return serializeError(null, error);
+    case 'error':
+      return JSON.stringify({ error: { code: error.code, message: error.message } });
+    case 'tool':
+      return JSON.stringify({ content: [{ type: 'text', text: formatRpcErrorText(error) }], isError: true });
+  }
+}
+
+/** The catalogue for one app's limits (the 413's size and the 408's delay are in their messages). */
+export class TransportErrors {
+  private readonly limits: RefusalLimits;
+
+  constructor(limits: RefusalLimits) {
+    this.limits = Object.freeze({ maxRequestSize: limits.maxRequestSize, bodyTimeoutMs: limits.bodyTimeoutMs });
+  }
+
+  refusal(family: RouteFamily, kind: TransportErrorKind, detail: TransportErrorDetail = {}): TransportRefusal {
+    const { status, shape, code, message } = CATALOGUE[kind][family];
+    return { status, shape, text: refusalBody(shape, { code, message: message(this.limits, detail) }) };
+  }
+
+  /** The 413's error object (the same on every route). */
+  tooLargeError(): RpcErrorObject {
+    return { code: InvalidRequest, message: tooLarge(this.limits) };
+  }
 }

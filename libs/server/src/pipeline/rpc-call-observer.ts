@@ -1,4 +1,4 @@
-import type { RpcResolvedCall } from './rpc-pipeline.js';
+import type { RpcResolvedCall } from './rpc-resolved-call.js';
 
 /** What `RpcPipeline.run` does for one call when nothing observes it. */
 export type RpcCallRunner = (call: RpcResolvedCall) => unknown;

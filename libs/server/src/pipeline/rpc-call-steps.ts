@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { RpcMethodCache } from '../caching/rpc-result-cache.js';
 import { RpcResultCaches } from '../caching/rpc-result-caches.js';
 import type { RpcContext } from '../context/rpc-context.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import { RpcAccessRule } from '../security/rpc-access-rule.js';
 import type { RpcMethodRateLimiter } from '../throttling/rpc-method-rate-limiter.js';
@@ -54,7 +55,7 @@ export class RpcCallStepsFactory {
   constructor(
     private readonly limiters: RpcRateLimiters,
     private readonly caches: RpcResultCaches,
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.security) private readonly security: ResolvedJsonRpcOptions['security'],
   ) {}
 
   /** Undefined when the method is public, unlimited and uncached: the call path then has no step at all. */
@@ -70,7 +71,7 @@ export class RpcCallStepsFactory {
 
   /** The roles rule of a method (undefined when public); also what durable routes re-check. */
   accessRuleFor(definition: RpcMethodDefinition): RpcAccessRule | undefined {
-    return definition.roles.length ? new RpcAccessRule(definition.roles, definition.rolesMatch, this.options.security.exposeRoleNames) : undefined;
+    return definition.roles.length ? new RpcAccessRule(definition.roles, definition.rolesMatch, this.security.exposeRoleNames) : undefined;
   }
 
   /** Where limits and cache live, for the startup log. */

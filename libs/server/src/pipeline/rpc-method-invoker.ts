@@ -3,8 +3,9 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import type { RpcContext } from '../context/rpc-context.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import { RpcMetadataAccessor } from '../registry/rpc-metadata-accessor.js';
+import { CheckedRows, checkedResult } from './result-check.js';
 import type { RpcCallSteps, RpcCallTarget } from './rpc-call-steps.js';
-import { boxingStreamHandler, isPromiseLike } from './stream-source.js';
+import { boxingStreamHandler, isPromiseLike, wrapStreamSource } from './stream-source.js';
 
 /** Where handler arguments are declared for Nest's param pipeline (our own key, written at startup). */
 export const RPC_PIPELINE_ARGS_METADATA = 'nest-jsonrpc:pipeline-args';
@@ -30,10 +31,13 @@ function guardProbe(handler: (...args: unknown[]) => unknown): (...args: unknown
 /**
  * Feeds Nest's param pipeline: argument i of the handler is item i of the call's resolved args.
  * Resolution happens lazily inside the pipeline, i.e. after guards and interceptors, as in Nest.
+ * Arguments still being validated (an async schema) are handed over as a Promise, which Nest's
+ * param pipeline settles before any pipe sees the value (as for an async custom decorator).
  */
 const pipelineParamsFactory = {
   exchangeKeyForValue(_type: number, index: number, args: unknown[]): unknown {
-    return (args[2] as RpcContext).resolveArgs()[index];
+    const resolved = (args[2] as RpcContext).resolveArgs();
+    return Array.isArray(resolved) ? resolved[index] : resolved.then((all) => all[index]);
   },
 };
 
@@ -92,8 +96,20 @@ export class RpcMethodInvoker implements RpcCallTarget {
     return this.guardsOnly(exchange.request, exchange.reply, ctx).then(() => steps.run(ctx, this));
   }
 
-  /** Everything after the built-in steps: interceptors, pipes and the handler (or just the handler). */
+  /**
+   * Everything after the built-in steps: interceptors, pipes and the handler (or just the handler);
+   * under `validateResults`, the value (or each row) then checked against the method's schema.
+   */
   invokeHandler(ctx: RpcContext): unknown {
+    const { resultCheck, rowCheck, name } = this.definition;
+    if (resultCheck !== undefined) return checkedResult(resultCheck, name, this.invokeUnchecked(ctx));
+    if (rowCheck === undefined) return this.invokeUnchecked(ctx);
+    const check = (value: unknown) => wrapStreamSource(value, (source) => new CheckedRows(source, rowCheck, name));
+    const value = this.invokeUnchecked(ctx);
+    return isPromiseLike(value) ? value.then(check) : check(value);
+  }
+
+  private invokeUnchecked(ctx: RpcContext): unknown {
     const definition = this.definition;
     if (definition.isScoped) return this.invokeScoped(ctx);
     if (this.chained) {
@@ -102,7 +118,9 @@ export class RpcMethodInvoker implements RpcCallTarget {
       // style `throwError(() => ...)`); Nest settles only the handler's and interceptors' values.
       return definition.hasFilters ? settleAsync(result) : result;
     }
-    const result = this.handler.apply(definition.instance, ctx.resolveArgs());
+    const args = ctx.resolveArgs();
+    if (!Array.isArray(args)) return args.then((settled) => settleAsync(this.handler.apply(definition.instance, settled)));
+    const result = this.handler.apply(definition.instance, args);
     if (isPromiseLike(result)) return settleAsync(result as Promise<unknown>);
     if (isObservable(result)) return lastValueFrom(result, { defaultValue: undefined });
     return result;
@@ -183,7 +201,7 @@ export class RpcMethodInvoker implements RpcCallTarget {
   }
 }
 
-async function settleAsync(promise: Promise<unknown>): Promise<unknown> {
+async function settleAsync(promise: unknown): Promise<unknown> {
   const value = await promise;
   return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
 }

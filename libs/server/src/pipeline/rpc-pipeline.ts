@@ -9,23 +9,15 @@ import {
   type RpcParamsValue,
 } from '@nest-jsonrpc/protocol';
 import { RpcContext, type RpcHttpExchange, type RpcTransport } from '../context/rpc-context.js';
-import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
 import type { RpcAccessRule } from '../security/rpc-access-rule.js';
+import type { DurableStartClaim } from './durable-call-starter.js';
 import type { RpcCallObserver } from './rpc-call-observer.js';
 import { RpcCallStepsFactory } from './rpc-call-steps.js';
 import { RpcMethodInvoker } from './rpc-method-invoker.js';
+import type { RpcResolvedCall } from './rpc-resolved-call.js';
 
-/** A call the pipeline found a method for: its context, ready to run. */
-export interface RpcResolvedCall {
-  readonly ctx: RpcContext;
-  readonly definition: RpcMethodDefinition;
-  /** The id to answer with (null for a notification). */
-  readonly id: RpcId;
-  /** @internal */
-  readonly invoker: RpcMethodInvoker;
-  readonly error?: undefined;
-}
+export type { RpcResolvedCall };
 
 /** A request refused before any method runs: an invalid envelope, or an unknown method. */
 export interface RpcRejectedCall {
@@ -55,6 +47,7 @@ export class RpcPipeline {
   private invokers: ReadonlyMap<string, RpcMethodInvoker> = new Map();
   private registryRef: RpcMethodRegistry | undefined;
   private observer: RpcCallObserver | undefined;
+  private durableClaim: DurableStartClaim | undefined;
 
   constructor(
     private readonly contextCreator: ExternalContextCreator,
@@ -79,6 +72,11 @@ export class RpcPipeline {
   /** @internal set once at bootstrap by `observability/` when it has anything to record. */
   observeWith(observer: RpcCallObserver | undefined): void {
     this.observer = observer;
+  }
+
+  /** @internal set once at bootstrap by `durable/` when durable streams are on. */
+  claimDurableStartsWith(claim: DurableStartClaim): void {
+    this.durableClaim = claim;
   }
 
   /** The methods served (available once the app is initialised). */
@@ -121,24 +119,28 @@ export class RpcPipeline {
    * Runs the call through every step to the handler's value: a value, a Promise of one, or a
    * throw. A stream method's value comes back boxed (see stream-source.ts), unsettled.
    *
-   * `admit`, when given, takes the handler's value as the call's last step: what it resolves to
-   * is the call's value, what it throws the call's failure. A durable start uses it to claim its
-   * slot (`durable.maxRunning`), so a start refused after its handler ran is observed as the
-   * failed call it is, not as a success followed by an error.
+   * A durable start (a stream method on the `durable` transport) has one more step after the
+   * handler: its stream is recorded (`DurableStartClaim`), and a refusal there is the call's failure.
    */
-  run(call: RpcResolvedCall, admit?: (value: unknown) => Promise<unknown>): unknown {
+  run(call: RpcResolvedCall): unknown {
     const { definition, ctx } = call;
     if (definition.deprecation !== undefined) {
       ctx.exchange.noteDeprecation(definition.deprecation);
       this.logger.warn(`Deprecated JSON-RPC method called: ${definition.deprecation}`);
     }
     const observer = this.observer;
-    if (admit !== undefined) {
-      const runAdmitted = (c: RpcResolvedCall) => Promise.resolve(invokeCall(c)).then(admit);
-      return observer === undefined ? runAdmitted(call) : observer.observe(call, runAdmitted);
+    if (ctx.transport === 'durable' && definition.stream !== undefined && this.durableClaim !== undefined) {
+      return observer === undefined ? this.runClaimed(call) : observer.observe(call, this.runClaimed);
     }
     return observer === undefined ? call.invoker.invoke(ctx) : observer.observe(call, invokeCall);
   }
+
+  /** A durable start: the handler's value once its stream is recorded. */
+  private readonly runClaimed = async (call: RpcResolvedCall): Promise<unknown> => {
+    const value = await call.invoker.invoke(call.ctx);
+    await this.durableClaim!.claim(call, value);
+    return value;
+  };
 
   /** The roles rule of a method (undefined when it is public or unknown). */
   accessRuleOf(method: string): RpcAccessRule | undefined {

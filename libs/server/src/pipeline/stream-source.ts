@@ -9,9 +9,23 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import { RpcMetadataAccessor } from '../registry/rpc-metadata-accessor.js';
 
-/** A stream handler's return value, hidden from Nest's result handling. */
+/**
+ * A stream handler's return value, hidden from Nest's result handling. Boxed once, by the handler's
+ * wrapper (`boxingStreamHandler`), and opened once, by the route that streams it; layers between
+ * (row checks, observation) wrap its source in place (`wrapStreamSource`).
+ */
 export class StreamSourceBox {
-  constructor(readonly source: unknown) {}
+  constructor(public source: unknown) {}
+}
+
+/**
+ * `value`'s stream source passed through `wrap`, kept in its box; a value an interceptor returned
+ * without the box (it replaced it) gets one.
+ */
+export function wrapStreamSource(value: unknown, wrap: (source: unknown) => unknown): StreamSourceBox {
+  if (!(value instanceof StreamSourceBox)) return new StreamSourceBox(wrap(value));
+  value.source = wrap(value.source);
+  return value;
 }
 
 /** A thenable: a handler's Promise (or any PromiseLike), settled by awaiting it. */
@@ -35,8 +49,8 @@ export function boxingStreamHandler(handler: (...args: unknown[]) => unknown): (
   return boxed;
 }
 
-/** The handler's own value from what the invoker returned (an interceptor may have replaced the box). */
-export function unboxStreamSource(value: unknown): unknown {
+/** Opens the box: the source in it, or `value` itself when an interceptor replaced the box. */
+function unboxStreamSource(value: unknown): unknown {
   return value instanceof StreamSourceBox ? value.source : value;
 }
 
@@ -81,9 +95,11 @@ export abstract class RowSource implements AsyncIterable<unknown> {
 
 /**
  * The row iterator of an AsyncIterable, an Iterable (strings excluded: a string is one value,
- * not a stream of characters) or an rxjs Observable. Throws `NotAStreamSourceError` otherwise.
+ * not a stream of characters) or an rxjs Observable — bare or in its `StreamSourceBox`, so the
+ * value `RpcPipeline.run` returns is pulled as is. Throws `NotAStreamSourceError` otherwise.
  */
-export function rowIteratorOf(source: unknown): RowIterator {
+export function rowIteratorOf(value: unknown): RowIterator {
+  const source = unboxStreamSource(value);
   if (source instanceof RowSource) return source.rowIterator();
   if (source !== null && typeof source === 'object') {
     const asyncFactory = (source as AsyncIterable<unknown>)[Symbol.asyncIterator];
@@ -95,8 +111,9 @@ export function rowIteratorOf(source: unknown): RowIterator {
   throw new NotAStreamSourceError(source);
 }
 
-/** Throws `NotAStreamSourceError` unless `rowIteratorOf` can pull `source` — without asking it for an iterator. */
-export function assertRowSource(source: unknown): void {
+/** Throws `NotAStreamSourceError` unless `rowIteratorOf` can pull `value` — without asking it for an iterator. */
+export function assertRowSource(value: unknown): void {
+  const source = unboxStreamSource(value);
   if (source instanceof RowSource) return;
   if (source !== null && typeof source === 'object') {
     if (typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function' || isObservable(source)) return;

@@ -1,0 +1,59 @@
+import type { IncomingMessage } from 'node:http';
+import { BodyArrivalWatch } from './early-answer.js';
+
+/** What the watch reads of a request: whether its body is complete, whether it went away. */
+function request(): IncomingMessage & { complete: boolean; destroyed: boolean } {
+  return { complete: false, destroyed: false } as IncomingMessage & { complete: boolean; destroyed: boolean };
+}
+
+/** The subjects reported late, each with the ms since the test began; `next()` waits for the next one. */
+function lateLog() {
+  const began = performance.now();
+  const seen: Array<{ subject: string; afterMs: number }> = [];
+  let wake: (() => void) | undefined;
+  return {
+    seen,
+    onLate: (subject: string) => {
+      seen.push({ subject, afterMs: performance.now() - began });
+      wake?.();
+    },
+    next: () => new Promise<void>((resolve) => (wake = resolve)),
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('BodyArrivalWatch: one clock for the bodies of many requests', () => {
+  it('reports each late body at its own deadline, and only the late ones', async () => {
+    const log = lateLog();
+    const watch = new BodyArrivalWatch<string>(120, log.onLate);
+    const [first, arrives, second, leaves] = [request(), request(), request(), request()];
+    watch.watch(first, 'first');
+    watch.watch(arrives, 'arrives');
+    watch.watch(leaves, 'leaves');
+    await pause(60);
+    watch.watch(second, 'second');
+    watch.arrived(arrives);
+    leaves.destroyed = true;
+    await log.next();
+    await log.next();
+    expect(log.seen.map((s) => s.subject)).toEqual(['first', 'second']);
+    // Each at its own deadline (timers may fire a little late on a busy machine, never early).
+    expect(log.seen[0].afterMs).toBeGreaterThanOrEqual(119);
+    expect(log.seen[1].afterMs).toBeGreaterThanOrEqual(179);
+    expect(log.seen[1].afterMs - log.seen[0].afterMs).toBeGreaterThanOrEqual(40);
+  });
+
+  it('a body complete by its deadline is not late, even if its route never said so', async () => {
+    const log = lateLog();
+    const watch = new BodyArrivalWatch<string>(50, log.onLate);
+    const done = request();
+    const late = request();
+    watch.watch(done, 'done');
+    watch.watch(late, 'late');
+    done.complete = true;
+    await log.next();
+    await pause(100);
+    expect(log.seen.map((s) => s.subject)).toEqual(['late']);
+  });
+});
