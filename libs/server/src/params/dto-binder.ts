@@ -57,6 +57,15 @@ export class DtoBinder<T extends object = object> {
 }
 
 /**
+ * Whether `type` declares class-validator constraints: a DTO that would validate something. A
+ * function type without any (zod's `z.output`, a runtime function, is what a compiler that cannot
+ * see types — swc — records for `p: z.output<typeof S>`) says nothing beside a schema.
+ */
+export function declaresValidation(type: ClassConstructor<object>): boolean {
+  return getMetadataStorage().getTargetValidationMetadatas(type, '', true, false).length > 0;
+}
+
+/**
  * The dotted path of the first own `constructor` key in `value`, if any. class-transformer takes a
  * nested object's `constructor` for its class, so `{"x":{"constructor":1}}` made it throw a
  * TypeError (an internal error for the caller's input; found by the fuzzer, test/fuzz/). No DTO

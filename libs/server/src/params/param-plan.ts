@@ -1,10 +1,13 @@
 import type { ClassConstructor } from 'class-transformer';
 import type { RpcParamsValue } from '@nest-jsonrpc/protocol';
 import type { RpcArgsResolver, RpcContext } from '../context/rpc-context.js';
-import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
+import type { RpcJsonSchema } from '../decorators/rpc-method.js';
+import type { RpcArgMetadata } from '../decorators/rpc-params.js';
+import { isStandardSchema, type StandardSchemaV1 } from '../decorators/standard-schema.js';
 import { RpcInvalidParamsException } from '../errors/rpc-exceptions.js';
-import { DtoBinder } from './dto-binder.js';
+import { declaresValidation, DtoBinder } from './dto-binder.js';
 import type { ParamViolation } from './param-violation.js';
+import { appendSchemaIssues, isPendingResult, StandardSchemaCheck } from './standard-schema-check.js';
 
 /** What one handler argument receives. */
 type ArgSource =
@@ -13,18 +16,49 @@ type ArgSource =
   /** A custom parameter decorator (`createParamDecorator`): Nest's param pipeline fills it. */
   | { kind: 'external' }
   | { kind: 'dto'; binder: DtoBinder; positional: readonly string[] | null }
-  | { kind: 'param'; name: string; position: number; optional: boolean; defaultValue: unknown; hasDefault: boolean; type: unknown; check: ValueCheck };
+  | {
+      kind: 'param';
+      name: string;
+      position: number;
+      optional: boolean;
+      defaultValue: unknown;
+      hasDefault: boolean;
+      type: unknown;
+      check: ValueCheck;
+      /** `@RpcParam(name, { schema })`: validates the value instead of `check`. */
+      schema: StandardSchemaCheck | undefined;
+      jsonSchema: RpcJsonSchema | undefined;
+    };
+
+/** A `@RpcParam` schema whose library answered with a Promise: settled before the handler runs. */
+interface PendingParam {
+  readonly index: number;
+  readonly name: string;
+  readonly result: Promise<StandardSchemaV1.Result<unknown>>;
+}
 
 /**
- * How a method takes its params, for describing them (the schema builder): a DTO bound to the whole
- * params, named `@RpcParam`s in positional order, raw params, or none (the handler declares no
- * parameter to receive them; what a client sends anyway reaches no argument).
+ * How a method takes its params, for describing them (the schema builder): a Standard Schema of the
+ * whole params, a DTO bound to the whole params, named `@RpcParam`s in positional order, raw
+ * params, or none (the handler declares no parameter to receive them; what a client sends anyway
+ * reaches no argument).
  */
 export type ParamsShape =
+  | { kind: 'schema'; schema: StandardSchemaV1; jsonSchema: RpcJsonSchema | undefined }
   | { kind: 'dto'; dtoClass: ClassConstructor<object>; positional: boolean }
-  | { kind: 'named'; params: ReadonlyArray<{ name: string; type: unknown; optional: boolean; hasDefault: boolean; defaultValue: unknown }> }
+  | { kind: 'named'; params: readonly NamedParamShape[] }
   | { kind: 'raw' }
   | { kind: 'none' };
+
+export interface NamedParamShape {
+  name: string;
+  type: unknown;
+  optional: boolean;
+  hasDefault: boolean;
+  defaultValue: unknown;
+  schema: StandardSchemaV1 | undefined;
+  jsonSchema: RpcJsonSchema | undefined;
+}
 
 /** Checks one named param's value; returns the value to pass (a DTO instance for classes). */
 type ValueCheck = (value: unknown, path: string, out: ParamViolation[]) => unknown;
@@ -41,6 +75,10 @@ export interface ParamPlanInput {
   allowPositional: boolean;
   /** The context class, so an undecorated `(params, ctx: RpcContext)` is not mistaken for a DTO. */
   contextClass: unknown;
+  /** `@RpcMethod(name, { params })` when it is a Standard Schema: validates the whole params first. */
+  paramsSchema?: StandardSchemaV1;
+  /** `@RpcMethod(name, { jsonSchema: { params } })`: describes the params schema instead of itself. */
+  paramsJsonSchema?: RpcJsonSchema;
 }
 
 const PRIMITIVE_CHECKS = new Map<unknown, { code: string; noun: string; test: (v: unknown) => boolean }>([
@@ -60,6 +98,10 @@ export function isDtoClass(type: unknown, contextClass?: unknown): type is Class
 /**
  * How a method turns `params` into handler arguments. Built once per method at startup; `resolve`
  * is the per-call path and throws RpcInvalidParamsException with every violation found.
+ *
+ * A params schema (`@RpcMethod(name, { params })` or `@RpcParams({ schema })`) validates the whole
+ * params first; every argument then reads the schema's output. A Standard Schema may answer with
+ * a Promise (an async refinement): `resolve` then returns a Promise of the arguments.
  */
 export class ParamPlan implements RpcArgsResolver {
   private readonly sources: readonly ArgSource[];
@@ -67,21 +109,38 @@ export class ParamPlan implements RpcArgsResolver {
   private readonly knownKeys: ReadonlySet<string> | null;
   private readonly positionalCount: number;
   private readonly namedOnlyDto: boolean;
+  /** The whole-params schema, and what describes it instead of itself. */
+  private readonly paramsCheck: StandardSchemaCheck | undefined;
+  private readonly paramsJsonSchema: RpcJsonSchema | undefined;
+  /** Two sources of params that disagree, or a schema option that is not one, for the startup check. */
+  private readonly problemList: string[] = [];
 
   constructor(private readonly input: ParamPlanInput) {
     const { args, paramTypes, contextClass, rejectUnknown, allowPositional } = input;
     const external = new Set(input.externalArgs ?? []);
     const sources: ArgSource[] = [];
     for (const index of external) sources[index] = { kind: 'external' };
-    const paramsSource = (type: unknown): ArgSource =>
-      isDtoClass(type, contextClass) ? this.dtoSource(type, rejectUnknown, allowPositional) : { kind: 'raw' };
+    const wholeSchema = this.wholeParamsSchema(args, paramTypes, contextClass);
+    this.paramsCheck = wholeSchema.schema ? new StandardSchemaCheck(wholeSchema.schema) : undefined;
+    this.paramsJsonSchema = wholeSchema.jsonSchema;
+    if (this.paramsCheck && allowPositional) {
+      this.problemList.push('allowPositional maps array items onto a DTO\'s properties; a params schema takes params as sent (remove one)');
+    }
+    const paramsSource = (type: unknown, index: number): ArgSource => {
+      if (!isDtoClass(type, contextClass)) return { kind: 'raw' };
+      if (this.paramsCheck) {
+        if (declaresValidation(type)) this.problemList.push(`argument ${index} is a DTO (${type.name}) and the method has a params schema: params take one source, the DTO or the schema`);
+        return { kind: 'raw' };
+      }
+      return this.dtoSource(type, rejectUnknown, allowPositional);
+    };
     if (args.length === 0) {
       // Undecorated: the first parameter without a decorator takes params (bound when its type is a
       // DTO class), the next one the context.
       let index = 0;
       for (const next of ['params', 'ctx'] as const) {
         while (external.has(index)) index++;
-        sources[index] = next === 'ctx' ? { kind: 'ctx' } : paramsSource(paramTypes[index]);
+        sources[index] = next === 'ctx' ? { kind: 'ctx' } : paramsSource(paramTypes[index], index);
         index++;
       }
     } else {
@@ -90,27 +149,17 @@ export class ParamPlan implements RpcArgsResolver {
       for (const arg of sorted) {
         const type = paramTypes[arg.index];
         if (arg.kind === 'ctx') sources[arg.index] = { kind: 'ctx' };
-        else if (arg.kind === 'params') sources[arg.index] = paramsSource(type);
-        else {
-          const options = arg.options ?? {};
-          sources[arg.index] = {
-            kind: 'param',
-            name: arg.name!,
-            position: position++,
-            optional: options.optional === true || 'default' in options,
-            defaultValue: options.default,
-            hasDefault: 'default' in options,
-            type,
-            check: this.valueCheck(type, rejectUnknown),
-          };
-        }
+        // `@RpcParams({ schema })` receives the schema's output: the whole-params schema was found above.
+        else if (arg.kind === 'params') sources[arg.index] = arg.options?.schema ? { kind: 'raw' } : paramsSource(type, arg.index);
+        else sources[arg.index] = this.namedSource(arg, type, position++, rejectUnknown);
       }
     }
     for (let i = 0; i < sources.length; i++) sources[i] ??= { kind: 'raw' };
     this.sources = Object.freeze(sources);
     const params = sources.filter((s): s is Extract<ArgSource, { kind: 'param' }> => s.kind === 'param');
     const claimsWhole = sources.some((s) => s.kind === 'dto' || s.kind === 'raw');
-    this.knownKeys = rejectUnknown && !claimsWhole ? new Set(params.map((p) => p.name)) : null;
+    // A params schema decides about unknown keys itself (zod strips them, `z.strictObject` refuses them).
+    this.knownKeys = rejectUnknown && !claimsWhole && !this.paramsCheck ? new Set(params.map((p) => p.name)) : null;
     this.positionalCount = params.length;
     this.namedOnlyDto = sources.some((s) => s.kind === 'dto' && s.positional === null);
   }
@@ -128,12 +177,26 @@ export class ParamPlan implements RpcArgsResolver {
     });
   }
 
+  /**
+   * What the startup check refuses: param sources that disagree (a DTO and a schema for the same
+   * params), a `schema` that is not a Standard Schema, a `jsonSchema` with no schema to describe.
+   */
+  problems(): readonly string[] {
+    return this.problemList;
+  }
+
   /** How the method takes its params, for its schema. */
   get shape(): ParamsShape {
+    if (this.paramsCheck) return { kind: 'schema', schema: this.paramsCheck.schema, jsonSchema: this.paramsJsonSchema };
     const dto = this.sources.find((s): s is Extract<ArgSource, { kind: 'dto' }> => s.kind === 'dto');
     if (dto) return { kind: 'dto', dtoClass: dto.binder.dtoClass, positional: dto.positional !== null };
     const named = this.sources.filter((s): s is Extract<ArgSource, { kind: 'param' }> => s.kind === 'param').sort((a, b) => a.position - b.position);
-    if (named.length) return { kind: 'named', params: named.map(({ name, type, optional, hasDefault, defaultValue }) => ({ name, type, optional, hasDefault, defaultValue })) };
+    if (named.length) {
+      return {
+        kind: 'named',
+        params: named.map(({ name, type, optional, hasDefault, defaultValue, schema, jsonSchema }) => ({ name, type, optional, hasDefault, defaultValue, schema: schema?.schema, jsonSchema })),
+      };
+    }
     const raw = this.sources.findIndex((s) => s.kind === 'raw');
     // An undecorated handler that declares fewer parameters than the raw slot takes no params.
     if (raw === -1 || (this.input.args.length === 0 && raw >= this.input.paramTypes.length)) return { kind: 'none' };
@@ -145,10 +208,29 @@ export class ParamPlan implements RpcArgsResolver {
     return this.sources.flatMap((s, index) => (s.kind === 'external' ? [index] : []));
   }
 
-  resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] {
+  resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] | Promise<unknown[]> {
+    const whole = this.paramsCheck;
+    if (whole === undefined) return this.bind(params, ctx);
+    // Absent params are an empty by-name object, as for a DTO.
+    const result = whole.check(params === undefined ? {} : params);
+    if (isPendingResult(result)) return result.then((settled) => this.bindValidated(settled, ctx));
+    return this.bindValidated(result, ctx);
+  }
+
+  private bindValidated(result: StandardSchemaV1.Result<unknown>, ctx: RpcContext): unknown[] | Promise<unknown[]> {
+    if (result.issues) {
+      const violations: ParamViolation[] = [];
+      appendSchemaIssues(result.issues, '', violations);
+      throw new RpcInvalidParamsException('Invalid params', { data: violations });
+    }
+    return this.bind(result.value as RpcParamsValue, ctx);
+  }
+
+  private bind(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] | Promise<unknown[]> {
     const sources = this.sources;
     const out: unknown[] = new Array(sources.length);
     let violations: ParamViolation[] | undefined;
+    let pending: PendingParam[] | undefined;
     // A missing or mistyped @RpcParam names itself in the error message; others say "Invalid params".
     let headline: string | undefined;
     const isArray = Array.isArray(params);
@@ -173,13 +255,17 @@ export class ParamPlan implements RpcArgsResolver {
         }
         case 'param': {
           const value = params === undefined ? undefined : isArray ? (params as unknown[])[source.position] : (params as Record<string, unknown>)[source.name];
-          if (value === undefined) {
-            if (source.optional) out[i] = source.defaultValue;
-            else {
-              const message = `Missing required parameter "${source.name}"`;
-              headline ??= message;
-              (violations ??= []).push({ path: source.name, message, code: 'isDefined' });
-            }
+          if (value === undefined && source.optional) {
+            out[i] = source.defaultValue;
+          } else if (source.schema) {
+            const result = source.schema.check(value);
+            if (isPendingResult(result)) (pending ??= []).push({ index: i, name: source.name, result });
+            else if (result.issues) appendSchemaIssues(result.issues, source.name, (violations ??= []));
+            else out[i] = result.value;
+          } else if (value === undefined) {
+            const message = `Missing required parameter "${source.name}"`;
+            headline ??= message;
+            (violations ??= []).push({ path: source.name, message, code: 'isDefined' });
           } else {
             const found = (violations ??= []).length;
             out[i] = source.check(value, source.name, violations);
@@ -190,6 +276,19 @@ export class ParamPlan implements RpcArgsResolver {
       }
     }
     if (params !== undefined) violations = this.checkExtra(params, isArray, violations);
+    if (pending) return this.settle(out, pending, violations, headline);
+    if (violations?.length) throw new RpcInvalidParamsException(headline ?? 'Invalid params', { data: violations });
+    return out;
+  }
+
+  /** Waits for the `@RpcParam` schemas that answered with a Promise; their issues come after the others. */
+  private async settle(out: unknown[], pending: readonly PendingParam[], violations: ParamViolation[] | undefined, headline: string | undefined): Promise<unknown[]> {
+    const results = await Promise.all(pending.map((p) => p.result));
+    for (let k = 0; k < pending.length; k++) {
+      const result = results[k];
+      if (result.issues) appendSchemaIssues(result.issues, pending[k].name, (violations ??= []));
+      else out[pending[k].index] = result.value;
+    }
     if (violations?.length) throw new RpcInvalidParamsException(headline ?? 'Invalid params', { data: violations });
     return out;
   }
@@ -219,6 +318,68 @@ export class ParamPlan implements RpcArgsResolver {
     return named;
   }
 
+  /**
+   * The one schema of the whole params: `@RpcMethod(name, { params })` or `@RpcParams({ schema })`
+   * (both may name the same schema). Two different ones, or one on a DTO-typed argument, are
+   * conflicts.
+   */
+  private wholeParamsSchema(args: readonly RpcArgMetadata[], paramTypes: readonly unknown[], contextClass: unknown): { schema?: StandardSchemaV1; jsonSchema?: RpcJsonSchema } {
+    let schema = this.input.paramsSchema;
+    let jsonSchema = this.input.paramsJsonSchema;
+    for (const arg of args) {
+      if (arg.kind !== 'params') continue;
+      const given = arg.options?.schema;
+      if (given === undefined) {
+        if (arg.options?.jsonSchema !== undefined) this.problemList.push(`@RpcParams({ jsonSchema }) (argument ${arg.index}) describes a schema, and there is none: give @RpcParams({ schema })`);
+        continue;
+      }
+      if (!isStandardSchema(given)) {
+        this.problemList.push(`@RpcParams({ schema }) (argument ${arg.index}) must be a Standard Schema (zod, Valibot, ArkType, …); a JSON Schema that only describes params goes in @RpcMethod(name, { params })`);
+        continue;
+      }
+      const type = paramTypes[arg.index];
+      if (isDtoClass(type, contextClass) && declaresValidation(type)) {
+        this.problemList.push(`argument ${arg.index} is typed with the DTO class ${type.name} and has @RpcParams({ schema }): give it one source, the DTO or the schema (type it with the schema's output)`);
+      }
+      if (schema !== undefined && schema !== given) {
+        this.problemList.push(`argument ${arg.index} has @RpcParams({ schema }) and the method already has a different params schema: give one`);
+        continue;
+      }
+      schema = given;
+      jsonSchema ??= arg.options?.jsonSchema;
+    }
+    if (this.input.paramsJsonSchema !== undefined && schema === undefined) {
+      this.problemList.push('option "jsonSchema.params" describes a Standard Schema of the params, and there is none: give the JSON Schema as "params" itself');
+    }
+    return { schema, jsonSchema };
+  }
+
+  private namedSource(arg: RpcArgMetadata, type: unknown, position: number, rejectUnknown: boolean): ArgSource {
+    const options = arg.options ?? {};
+    const name = arg.name!;
+    let schema = options.schema;
+    if (schema !== undefined && !isStandardSchema(schema)) {
+      this.problemList.push(`@RpcParam("${name}", { schema }) must be a Standard Schema (zod, Valibot, ArkType, …); to describe the param with a JSON Schema give jsonSchema`);
+      schema = undefined;
+    }
+    if (schema === undefined && options.jsonSchema !== undefined) {
+      this.problemList.push(`@RpcParam("${name}", { jsonSchema }) describes a schema, and there is none: give @RpcParam("${name}", { schema })`);
+    }
+    // Beside a schema, only a class that declares constraints is a second source (see declaresValidation).
+    const isDto = isDtoClass(type, this.input.contextClass) && declaresValidation(type);
+    const base = { kind: 'param', name, position, defaultValue: options.default, hasDefault: 'default' in options, type, jsonSchema: options.jsonSchema } as const;
+    if (this.paramsCheck) {
+      if (schema !== undefined) this.problemList.push(`@RpcParam("${name}") has a schema and the method has a params schema: validate the param in one of them`);
+      else if (isDto) this.problemList.push(`@RpcParam("${name}") is a DTO (${(type as ClassRef).name}) and the method has a params schema: params take one source, the DTO or the schema`);
+      // It picks its value from what the params schema let through: nothing more to check.
+      return { ...base, optional: true, check: passThrough, schema: undefined };
+    }
+    const optional = options.optional === true || 'default' in options;
+    if (schema === undefined) return { ...base, optional, check: this.valueCheck(type, rejectUnknown), schema: undefined };
+    if (isDto) this.problemList.push(`@RpcParam("${name}") is typed with the DTO class ${(type as ClassRef).name} and has a schema: give it one source, the DTO or the schema`);
+    return { ...base, optional, check: passThrough, schema: new StandardSchemaCheck(schema) };
+  }
+
   private dtoSource(type: ClassConstructor<object>, rejectUnknown: boolean, allowPositional: boolean): ArgSource {
     const binder = new DtoBinder(type, rejectUnknown);
     return { kind: 'dto', binder, positional: allowPositional ? Object.freeze(binder.declaredProperties()) : null };
@@ -242,6 +403,9 @@ export class ParamPlan implements RpcArgsResolver {
         return binder.bind(value as Record<string, unknown>, path, out);
       };
     }
-    return (value) => value;
+    return passThrough;
   }
 }
+
+const passThrough: ValueCheck = (value) => value;
+type ClassRef = abstract new (...args: any[]) => unknown;

@@ -24,6 +24,21 @@ export function componentNameOf(ref: unknown): string | undefined {
   return typeof ref === 'string' && ref.startsWith(COMPONENT_REF_PREFIX) ? ref.slice(COMPONENT_REF_PREFIX.length) : undefined;
 }
 
+/** `enum`, `const`, `default` and `examples` hold data, not schemas: a `$ref` key there is a value. */
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+
+/** A copy of a schema with each `$ref` that `replace` answers for replaced (data keywords left alone). */
+export function mapRefs(value: unknown, replace: (ref: string) => string | undefined): unknown {
+  if (Array.isArray(value)) return value.map((item) => mapRefs(item, replace));
+  if (!isJsonSchemaObject(value)) return value;
+  const out: JsonSchemaObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const replaced = key === '$ref' && typeof child === 'string' ? replace(child) : undefined;
+    out[key] = replaced !== undefined ? replaced : DATA_KEYWORDS.has(key) ? child : mapRefs(child, replace);
+  }
+  return out;
+}
+
 export function isJsonSchemaObject(value: unknown): value is JsonSchemaObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

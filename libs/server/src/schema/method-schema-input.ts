@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '../decorators/standard-schema.js';
 import type { ClassRef, JsonSchema, JsonSchemaObject } from './json-schema.js';
 
 /**
@@ -6,10 +7,17 @@ import type { ClassRef, JsonSchema, JsonSchemaObject } from './json-schema.js';
  */
 export interface MethodSchemaInput {
   params: ParamsSource;
-  /** `@RpcMethod(name, { result })`: a class (described from its class-validator decorators) or a JSON Schema. */
-  result?: ClassRef | JsonSchema;
+  /**
+   * `@RpcMethod(name, { result })`: a class (described from its class-validator decorators), a
+   * Standard Schema (described by its output side) or a JSON Schema.
+   */
+  result?: ClassRef | StandardSchemaV1 | JsonSchema;
+  /** `@RpcMethod(name, { jsonSchema: { result } })`: describes a Standard Schema `result` instead of itself. */
+  resultJsonSchema?: JsonSchema;
   /** `@RpcStream({ row })`: one row of a stream method, likewise. */
-  row?: ClassRef | JsonSchema;
+  row?: ClassRef | StandardSchemaV1 | JsonSchema;
+  /** `@RpcStream({ jsonSchema: { row } })`. */
+  rowJsonSchema?: JsonSchema;
 }
 
 /** How the method takes its params (mirrors the param plan's argument sources). */
@@ -27,6 +35,11 @@ export type ParamsSource =
   | { kind: 'named'; params: readonly NamedParamSource[]; rejectUnknown: boolean }
   /** `@RpcMethod(name, { params })`: an explicit JSON Schema of the params object. */
   | { kind: 'schema'; schema: JsonSchemaObject }
+  /**
+   * A Standard Schema of the whole params (`@RpcMethod(name, { params })`, `@RpcParams({ schema })`),
+   * described by its input side, or by `jsonSchema` when given.
+   */
+  | { kind: 'standard'; schema: StandardSchemaV1; jsonSchema?: JsonSchema }
   /** The handler receives the raw params (no DTO, no `@RpcParam`): any value is accepted. */
   | { kind: 'any' }
   /** The handler takes no params at all. */
@@ -39,4 +52,8 @@ export interface NamedParamSource {
   optional?: boolean;
   /** `@RpcParam(name, { default })`: present (even when undefined) means optional with this default. */
   default?: unknown;
+  /** `@RpcParam(name, { schema })`: described by its input side (the declared type is then ignored). */
+  schema?: StandardSchemaV1;
+  /** `@RpcParam(name, { jsonSchema })`: describes `schema` instead of itself. */
+  jsonSchema?: JsonSchema;
 }

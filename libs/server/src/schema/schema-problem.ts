@@ -9,3 +9,11 @@ export interface SchemaProblem {
 }
 
 export type SchemaProblemSink = (problem: SchemaProblem) => void;
+
+/** A Standard Schema that gives no JSON Schema (no converter, or the converter refused): a startup failure. */
+export interface SchemaFailure {
+  readonly method: string;
+  /** `params`, `param "<name>"`, `result` or `row`. */
+  readonly what: string;
+  readonly message: string;
+}

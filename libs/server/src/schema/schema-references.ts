@@ -1,4 +1,4 @@
-import { componentNameOf, isJsonSchemaObject, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
+import { componentNameOf, DATA_KEYWORDS, isJsonSchemaObject, mapRefs, type JsonSchema, type JsonSchemaObject } from './json-schema.js';
 
 /**
  * The names of the components `roots` reach, following `$ref`s through components too, in the
@@ -19,10 +19,7 @@ export function reachableComponents(roots: Iterable<unknown>, components: Readon
       found.push(name);
       visit(components[name]);
     }
-    for (const [key, child] of Object.entries(value)) {
-      // `enum`, `const`, `default` and `examples` hold data, not schemas: a `$ref` key there is a value.
-      if (key !== 'enum' && key !== 'const' && key !== 'default' && key !== 'examples') visit(child);
-    }
+    for (const [key, child] of Object.entries(value)) if (!DATA_KEYWORDS.has(key)) visit(child);
   };
   for (const root of roots) visit(root);
   return found;
@@ -35,18 +32,20 @@ export function reachableComponents(roots: Iterable<unknown>, components: Readon
 export function standaloneSchema(schema: JsonSchema, components: Readonly<Record<string, JsonSchemaObject>>): JsonSchema {
   const names = reachableComponents([schema], components);
   if (names.length === 0) return schema;
-  const rewrite = (value: unknown, dataKey: boolean): unknown => {
-    if (dataKey) return value;
-    if (Array.isArray(value)) return value.map((item) => rewrite(item, false));
-    if (!isJsonSchemaObject(value)) return value;
-    const out: JsonSchemaObject = {};
-    for (const [key, child] of Object.entries(value)) {
-      const name = key === '$ref' ? componentNameOf(child) : undefined;
-      out[key] = name !== undefined ? `#/$defs/${name}` : rewrite(child, key === 'enum' || key === 'const' || key === 'default' || key === 'examples');
-    }
-    return out;
-  };
-  const root = typeof schema === 'boolean' ? { allOf: [schema] } : (rewrite(schema, false) as JsonSchemaObject);
-  const defs = Object.fromEntries(names.map((name) => [name, rewrite(components[name], false)]));
+  const rewrite = (value: unknown): unknown =>
+    mapRefs(value, (ref) => {
+      const name = componentNameOf(ref);
+      return name === undefined ? undefined : `#/$defs/${name}`;
+    });
+  const root = typeof schema === 'boolean' ? { allOf: [schema] } : (rewrite(schema) as JsonSchemaObject);
+  const defs = Object.fromEntries(names.map((name) => [name, rewrite(components[name])]));
   return { ...root, $defs: { ...(isJsonSchemaObject(root.$defs) ? root.$defs : {}), ...defs } };
+}
+
+/** A root that is only a `$ref` to a component (a result DTO) becomes that component's schema, its own keywords kept. */
+export function dereferenceRoot(schema: JsonSchemaObject, components: Readonly<Record<string, JsonSchemaObject>>): JsonSchemaObject {
+  const name = componentNameOf(schema.$ref);
+  if (name === undefined || !Object.hasOwn(components, name)) return schema;
+  const { $ref: _ref, ...rest } = schema;
+  return { ...components[name]!, ...rest };
 }
