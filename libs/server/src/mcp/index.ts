@@ -1,15 +1,21 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import type { DurableStreamAccess } from '../durable/durable-stream-access.js';
+import type { DurableStreamRunner } from '../durable/durable-stream-runner.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
+import type { HttpEdge } from '../http/http-edge.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { DurableCallStarter } from '../pipeline/durable-call-starter.js';
 import type { RpcPipeline } from '../pipeline/rpc-pipeline.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
+import { McpResourceServer } from './auth/mcp-resource-server.js';
 import { McpHttpRoutes } from './mcp-http-routes.js';
+import { McpMetadataRoutes } from './mcp-metadata-routes.js';
+import { McpNativeMethods } from './mcp-native-methods.js';
 import { McpRestRoutes } from './mcp-rest-routes.js';
 import { McpToolCatalog } from './mcp-tool-catalog.js';
 import { McpToolRunner } from './mcp-tool-runner.js';
+import { McpTasks } from './tasks/mcp-tasks.js';
 
 export { McpHttpRoutes } from './mcp-http-routes.js';
 export { McpRestRoutes } from './mcp-rest-routes.js';
@@ -21,19 +27,37 @@ export interface McpMountContext {
   readonly pipeline: RpcPipeline;
   readonly mapper: RpcExceptionMapper;
   readonly writer: RpcReplyWriter;
-  readonly options: ResolvedJsonRpcOptions;
+  /** The sections MCP reads: its own, whether durable streams run (tasks, durable tools), and the body bound the SDK is told. */
+  readonly options: Pick<ResolvedJsonRpcOptions, 'mcp' | 'durable' | 'maxRequestSize'>;
   readonly logger: Logger;
   readonly durable: DurableCallStarter | undefined;
+  /** Durable streams, for MCP tasks: the runner and who may see which stream. Absent: no tasks. */
+  readonly tasks?: { readonly runner: DurableStreamRunner; readonly access: DurableStreamAccess };
 }
 
-/** Builds the tool catalog once (startup fails on a bad tool name) and mounts `POST <mcp.path>`. */
-export function mountMcpRoutes(fastify: FastifyInstance, c: McpMountContext): McpToolCatalog {
-  const catalog = McpToolCatalog.build(c.registry, c.options.mcp, (method) => c.pipeline.accessRuleOf(method));
+/**
+ * Builds the tool catalog once (startup fails on a bad tool name) and mounts `POST <mcp.path>`
+ * on `edge`, the REST surface when `mcp.rest`, and the Protected Resource Metadata when
+ * `mcp.auth`.
+ */
+export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promise<McpToolCatalog> {
+  const { options, writer, logger } = c;
+  const auth = options.mcp.auth;
+  // The resource server reads the catalog's scopes lazily; the catalog asks it which scopes a tool needs.
+  const resourceServer = auth && new McpResourceServer(auth, (scopeRoles) => [...new Set(catalog.all().flatMap((e) => scopeRoles.scopesFor(e.access)))]);
+  const catalog = McpToolCatalog.build(c.registry, options.mcp, (method) => c.pipeline.accessRuleOf(method), {
+    durable: options.durable.enabled,
+    ...(resourceServer && { toolScopes: (access) => resourceServer.scopeRoles.scopesFor(access) }),
+  });
   const runner = new McpToolRunner(c.pipeline, c.mapper, c.durable);
-  const routes = new McpHttpRoutes(catalog, runner, c.writer, c.options, c.logger);
-  void fastify.register(routes.plugin());
-  if (c.options.mcp.rest) void fastify.register(new McpRestRoutes(catalog, runner, c.writer, c.options, c.logger, routes.checkHost).plugin());
-  const rest = c.options.mcp.rest ? ` (REST: GET ${c.options.mcp.path}/tools, POST ${c.options.mcp.path}/call)` : '';
-  c.logger.log(`MCP on POST ${c.options.mcp.path}: ${catalog.size} tool(s)${rest}`);
+  const tasks = c.tasks && new McpTasks(c.tasks.runner, c.tasks.access, c.pipeline, catalog, runner, options);
+  const native = new McpNativeMethods(catalog, runner, tasks, resourceServer, options.mcp);
+  const routes = new McpHttpRoutes(catalog, runner, writer, options, logger, native, resourceServer);
+  edge.mount(routes.routes());
+  if (options.mcp.rest) edge.mount(new McpRestRoutes(catalog, runner, writer, options.mcp, logger, (exchange) => routes.checkHost(exchange), resourceServer).routes());
+  if (resourceServer) edge.mount(new McpMetadataRoutes(resourceServer, writer).routes());
+  const rest = options.mcp.rest ? ` (REST: GET ${options.mcp.path}/tools, POST ${options.mcp.path}/call)` : '';
+  const extras = [tasks && 'tasks on durable streams', resourceServer && `OAuth resource ${auth!.resource} (metadata at ${resourceServer.metadataPaths.join(', ')})`].filter(Boolean);
+  logger.log(`MCP on POST ${options.mcp.path}: ${catalog.size} tool(s)${rest}${extras.length ? `; ${extras.join('; ')}` : ''}`);
   return catalog;
 }

@@ -16,46 +16,40 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
-import { RpcErrorCode, type RpcErrorObject } from '@nest-jsonrpc/protocol';
-import { RpcHttpExchange } from '../context/rpc-context.js';
-import { bodyBoundsOf, bodyLimitOf, registerJsonRpcBodyParser } from '../http/json-body-parser.js';
-import { NOT_JSON, parseJsonText } from '../http/json-text.js';
-import { requestIdOf } from '../http/request-id.js';
+import { serializeError, type RpcId } from '@nest-jsonrpc/protocol';
+import { requestUser } from '../context/caller-identity.js';
+import type { RpcHttpExchange } from '../context/rpc-context.js';
+import { bodyLimitOf } from '../http/body-limit.js';
+import { methodNotAllowed, type EarlyRefusal, type HttpRouteGroup } from '../http/http-edge.js';
+import { NOT_JSON, PARSE_ERROR, parseJsonText } from '../http/json-text.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
-import { methodNotAllowed, transportErrorHandler } from '../http/transport-errors.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
-import { McpSharedServerTransport, type McpSharedCall } from './mcp-shared-server.js';
+import type { McpResourceServer } from './auth/mcp-resource-server.js';
+import { TASKS_EXTENSION, type McpNativeAnswer, type McpNativeMethods } from './mcp-native-methods.js';
 import type { McpToolCatalog } from './mcp-tool-catalog.js';
 import type { McpRowListener, McpToolResult, McpToolRunner } from './mcp-tool-runner.js';
 
-const PARSE_ERROR: RpcErrorObject = Object.freeze({ code: RpcErrorCode.ParseError, message: 'Parse error' });
-/** What the SDK's own DNS-rebinding guards answer (a JSON-RPC error with no id). */
-const HOST_REFUSED_CODE = -32000;
-
 /**
- * `POST <mcp.path>`: MCP Streamable HTTP, stateless, served by the official SDK
- * (`createMcpHandler`, both protocol eras: 2026-07-28 per-request envelopes and the 2025
- * `initialize` handshake). The route lives in the app's Fastify instance, so its hooks run and
- * the headers they set (CORS…) stay on the answer; the SDK's web `Response` is copied onto the
- * Fastify reply. `GET`/`DELETE` (2025 session operations) answer 405: there are no sessions.
+ * `POST <mcp.path>`: MCP Streamable HTTP, stateless, both protocol eras (2026-07-28 per-request
+ * envelopes and the 2025 `initialize` handshake). The route lives in the app's own server
+ * (Fastify or Express), so its hooks or middleware run and the headers they set (CORS…) stay on
+ * the answer; every answer is written by the module's one reply writer (with `X-Request-Id`).
+ * `GET`/`DELETE` (2025 session operations) answer 405: there are no sessions.
  *
- * The SDK asks for one server instance per request; ours is a bare low-level `Server` whose two
- * handlers (and the tool list they answer) are built once, so an instance costs a few objects.
+ * Each request, in order: the body is parsed; with `mcp.auth`, its bearer credentials are checked
+ * (`McpResourceServer.admit`); the stateless methods the SDK would serve untouched — `tools/list`,
+ * `tools/call`, `ping`, the tasks methods — are answered natively (`McpNativeMethods`: no SDK
+ * server per request); everything else goes to the official SDK.
  *
- * The composition is the SDK's documented hand-wired one (`isLegacyRequest` in front of a
- * `legacy: 'reject'` handler): modern requests go to `createMcpHandler` (a JSON answer unless the
- * call sends progress), 2025-era requests that asked for progress to the SDK's own
- * `legacyStatelessFallback` (an SSE answer), and the other 2025-era requests to a stateless
- * transport with `enableJsonResponse` — one JSON body instead of an SSE stream for the common
- * call, which is what the SDK's fallback cannot be told to do.
+ * The SDK's composition is its documented hand-wired one (`isLegacyRequest` in front of a
+ * `legacy: 'reject'` handler): modern requests go to `createMcpHandler`, 2025-era requests that
+ * asked for progress to the SDK's `legacyStatelessFallback` (an SSE answer), the other 2025-era
+ * requests to a stateless transport with `enableJsonResponse`. The SDK asks for a server instance
+ * per request; ours is a bare low-level `Server` whose handlers and tool lists are built once.
  */
 export class McpHttpRoutes {
   protected readonly handler: McpHttpHandler;
   protected readonly legacyStreaming: LegacyHttpHandler;
-  /** The 2025-era hot path: one server, built once (see mcp-shared-server.ts). */
-  protected readonly shared = new McpSharedServerTransport();
-  private readonly sharedServer: Server;
   /** The exchange of each HTTP request the SDK is serving (its handlers see the web `Request`). */
   private readonly exchanges = new WeakMap<Request, RpcHttpExchange>();
   private readonly allowedHosts: string[];
@@ -64,69 +58,59 @@ export class McpHttpRoutes {
     protected readonly catalog: McpToolCatalog,
     protected readonly runner: McpToolRunner,
     protected readonly writer: RpcReplyWriter,
-    protected readonly options: ResolvedJsonRpcOptions,
+    protected readonly options: Pick<ResolvedJsonRpcOptions, 'mcp' | 'maxRequestSize'>,
     protected readonly logger: Logger,
+    /** The stateless methods answered without an SDK server; absent: the SDK answers everything. */
+    protected readonly native?: McpNativeMethods,
+    /** `mcp.auth`: credentials and challenges. */
+    protected readonly resourceServer?: McpResourceServer,
   ) {
     this.allowedHosts = [...options.mcp.allowedHosts];
-    this.listTools = this.listTools.bind(this);
-    this.callTool = this.callTool.bind(this);
-    this.handlePost = this.handlePost.bind(this);
-    this.checkHost = this.checkHost.bind(this);
     const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
-    // Fastify already read the body under `maxRequestSize`; the SDK gets it parsed.
+    // The platform adapter already read the body under `maxRequestSize`; the SDK gets it parsed.
     const maxRequestBodySize = bodyLimitOf(options.maxRequestSize);
     this.handler = createMcpHandler((ctx) => this.serverFor(ctx), { onerror, maxRequestBodySize, legacy: 'reject' });
     this.legacyStreaming = legacyStatelessFallback((ctx) => this.serverFor(ctx), onerror, { maxRequestBodySize });
-    this.sharedServer = this.serverFor({ era: 'legacy' });
-    this.sharedServer.onerror = onerror;
   }
 
-  plugin(): FastifyPluginCallback {
-    const { options, writer, logger } = this;
-    const path = options.mcp.path;
-    const bounds = bodyBoundsOf(options, writer);
-    const bodyLimit = bounds.limit;
-    return (instance: FastifyInstance, _opts, done) => {
-      registerJsonRpcBodyParser(instance, bounds);
-      instance.setErrorHandler(transportErrorHandler(options.maxRequestSize, writer, logger, 'MCP request'));
-      this.sharedServer.connect(this.shared).then(() => done(), done);
-      if (this.allowedHosts.length) instance.addHook('onRequest', this.checkHost);
-      instance.route({ method: 'POST', url: path, bodyLimit, handler: this.handlePost });
-      instance.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: path, exposeHeadRoute: false, handler: methodNotAllowed(writer, 'POST', 'this MCP endpoint is stateless: use POST') });
-      instance.addHook('preClose', (hookDone) => {
-        Promise.allSettled([this.handler.close(), this.sharedServer.close()]).then(() => hookDone());
-      });
+  routes(): HttpRouteGroup {
+    const path = this.options.mcp.path;
+    const hint = { allow: 'POST', hint: 'this MCP endpoint is stateless: use POST' };
+    return {
+      name: 'MCP request',
+      family: 'rpc',
+      body: 'json',
+      admit: this.allowedHosts.length ? (exchange) => this.checkHost(exchange) : undefined,
+      routes: [{ method: 'POST', path, handle: (exchange) => this.handlePost(exchange) }, methodNotAllowed(this.writer, 'rpc', ['GET', 'DELETE', 'PUT', 'PATCH'], path, hint, false)],
+      onClose: () => this.handler.close(),
     };
   }
 
   /** DNS-rebinding protection: `Host`, and `Origin` when sent, must name an allowed host (the SDK's checks). */
-  checkHost(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const host = validateHostHeader(request.headers.host, this.allowedHosts);
-    const verdict = host.ok ? validateOriginHeader(request.headers.origin, this.allowedHosts) : host;
-    if (verdict.ok) return done();
-    this.writer.sendTransportError(request, reply, 403, { code: HOST_REFUSED_CODE, message: verdict.message });
+  checkHost(exchange: RpcHttpExchange): EarlyRefusal | undefined {
+    const { headers } = exchange;
+    const host = validateHostHeader(headers.host, this.allowedHosts);
+    const verdict = host.ok ? validateOriginHeader(headers.origin, this.allowedHosts) : host;
+    return verdict.ok ? undefined : { kind: 'hostRefused', detail: { message: verdict.message } };
   }
 
-  protected async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = parseJsonText(request.body as string | undefined);
-    if (body === NOT_JSON) return this.writer.sendTransportError(request, reply, 400, PARSE_ERROR);
-    const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
-    if (this.shared.accepts(request, body)) {
-      const answer = await this.shared.call(body as McpSharedCall & Record<string, unknown>, exchange);
-      // What the SDK's stateless JSON transport answers: 200, application/json, the message.
-      await reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
-      return;
+  protected async handlePost(exchange: RpcHttpExchange): Promise<void> {
+    const body = parseJsonText(exchange.body);
+    if (body === NOT_JSON) return this.writer.send(exchange, 400, serializeError(null, PARSE_ERROR));
+    // The tool calls of one JSON array share one request span, as a batch on `/rpc` does.
+    exchange.isBatch = Array.isArray(body);
+    if (this.resourceServer) {
+      const refusal = await this.resourceServer.admit(exchange);
+      if (refusal) return this.sendAnswer(exchange, { status: refusal.status, message: { jsonrpc: '2.0', id: idOf(body), error: refusal.error }, ...('wwwAuthenticate' in refusal && { wwwAuthenticate: refusal.wwwAuthenticate }) });
     }
-    const webRequest = await toWebRequest(request.raw, body, { signal: exchange.signal });
+    const call = this.native?.accept({ headers: exchange.headers, body });
+    if (call) return this.sendAnswer(exchange, await this.native!.answer(call, exchange));
+    const challenge = this.challengeOf(body, exchange);
+    if (challenge) return this.sendAnswer(exchange, challenge);
+    const webRequest = await toWebRequest(exchange.raw, body, { signal: exchange.signal });
     this.exchanges.set(webRequest, exchange);
-    const response = await this.fetch(webRequest, body);
-    reply.code(response.status);
-    response.headers.forEach((value, name) => {
-      if (name !== 'content-length') reply.header(name, value);
-    });
-    const streamed = response.headers.get('content-type')?.startsWith('text/event-stream');
     // A JSON answer is sent as text (one write); an SSE answer streams as the SDK produces it.
-    await reply.send(streamed ? response.body : await response.text());
+    await this.writer.sendWebResponse(exchange, await this.fetch(webRequest, body));
   }
 
   /** One exchange through the SDK, by era (see the class comment). */
@@ -144,17 +128,56 @@ export class McpHttpRoutes {
     }
   }
 
-  /** The SDK's per-request server: handlers and tool list are shared, built once. */
-  protected serverFor(_ctx: McpRequestContext): Server {
-    const server = new Server({ name: this.options.mcp.name, version: this.options.mcp.version }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', this.listTools);
-    server.setRequestHandler('tools/call', this.callTool);
+  /** A JSON-RPC answer decided here (natively, or a challenge), with its `WWW-Authenticate`. */
+  protected sendAnswer(exchange: RpcHttpExchange, answer: McpNativeAnswer): void {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (answer.wwwAuthenticate) headers['www-authenticate'] = answer.wwwAuthenticate;
+    this.writer.sendBody(exchange, answer.status, headers, JSON.stringify(answer.message));
+  }
+
+  /**
+   * `mcp.auth`, on the SDK's path (batches, progress): the challenge for the first `tools/call`
+   * the caller's roles do not pass, before anything runs — an answer streamed as SSE cannot turn
+   * into a 401 once it has begun.
+   */
+  protected challengeOf(body: unknown, exchange: RpcHttpExchange): McpNativeAnswer | undefined {
+    if (!this.resourceServer) return undefined;
+    const messages = Array.isArray(body) ? body : [body];
+    for (const message of messages) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+      if (method !== 'tools/call') continue;
+      const entry = this.catalog.find(params?.name, exchange.roles);
+      const challenge = entry && this.resourceServer.challengeBefore(entry.access, exchange.roles, requestUser(exchange.request) !== undefined);
+      if (challenge) {
+        return { status: challenge.status, message: { jsonrpc: '2.0', id: Array.isArray(body) ? null : idOf(body), error: challenge.error }, wwwAuthenticate: challenge.wwwAuthenticate };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The SDK's per-request server: handlers and tool lists are shared, built once. It declares
+   * tasks when durable streams are on, in the era's words: the Tasks extension (2026-07-28), the
+   * `tasks` capability (2025-11-25).
+   */
+  protected serverFor(ctx: McpRequestContext): Server {
+    const tasks = this.native?.servesTasks ? (ctx.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: { requests: { tools: { call: {} } }, cancel: {} } }) : {};
+    const server = new Server({ name: this.options.mcp.name, version: this.options.mcp.version }, { capabilities: { tools: {}, ...tasks } });
+    server.setRequestHandler('tools/list', ctx.era === 'modern' ? this.listToolsModern : (request, context) => this.listTools(request, context));
+    server.setRequestHandler('tools/call', (request, context) => this.callTool(request, context));
     return server;
   }
 
   protected listTools(_request: unknown, ctx: ServerContext): { tools: never[] } {
+    return this.toolList(ctx, 'legacy');
+  }
+
+  protected readonly listToolsModern = (_request: unknown, ctx: ServerContext): { tools: never[] } => this.toolList(ctx, 'modern');
+
+  private toolList(ctx: ServerContext, era: 'modern' | 'legacy'): { tools: never[] } {
     const { exchange } = this.callerOf(ctx);
-    return { tools: this.catalog.list(exchange.roles) as never[] };
+    const list = this.native?.toolList(era, exchange.roles) ?? { tools: this.catalog.list(exchange.roles) };
+    return list as { tools: never[] };
   }
 
   /**
@@ -175,14 +198,19 @@ export class McpHttpRoutes {
     return this.runner.call(entry, args, exchange, { format: entry.format ?? this.options.mcp.defaultFormat, id, onRow });
   }
 
-  /** Who is calling: the per-request path's web `Request` names the exchange; the shared path, its id. */
-  private callerOf(ctx: ServerContext): McpSharedCall {
+  /** Who is calling: the web `Request` the SDK serves names the exchange. */
+  private callerOf(ctx: ServerContext): { exchange: RpcHttpExchange; id: RpcId } {
     const req = ctx.http?.req;
     const exchange = req ? this.exchanges.get(req) : undefined;
-    const caller = exchange ? { exchange, id: ctx.mcpReq.id } : req ? undefined : this.shared.callOf(ctx.mcpReq.id);
-    if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
-    return caller;
+    if (!exchange) throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+    return { exchange, id: ctx.mcpReq.id };
   }
+}
+
+/** The id of a single request body, for an answer refusing it (null when there is none). */
+function idOf(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
 /** A request (or a batch item) whose `_meta` carries a `progressToken`: its answer must stream. */

@@ -1,4 +1,4 @@
-import type { RpcMcpOptions } from '../decorators/rpc-mcp.decorator.js';
+import type { RpcMcpOptions } from '../decorators/rpc-mcp.js';
 import { resolveMcpOptions, type JsonRpcMcpOptions } from '../options/mcp-options.js';
 import { OptionProblems } from '../options/option-checks.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';

@@ -1,11 +1,15 @@
-import type { RpcMcpAnnotations } from '../decorators/rpc-mcp.decorator.js';
+import type { RpcMcpAnnotations, RpcMcpTaskSupport } from '../decorators/rpc-mcp.js';
+import { methodToolDescription, methodToolParameters } from '../method-tools/index.js';
 import type { McpFormatName, ResolvedMcpOptions } from '../options/mcp-options.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
 import { RpcStartupError } from '../registry/rpc-method-explorer.js';
-import { componentNameOf, deepFreeze, standaloneSchema, type JsonSchema, type JsonSchemaObject } from '../schema/index.js';
+import { deepFreeze, dereferenceRoot, standaloneSchema, type JsonSchema, type JsonSchemaObject } from '../schema/index.js';
 import { isJsonSchemaObject } from '../schema/json-schema.js';
 import type { RpcAccessRule } from '../security/rpc-access-rule.js';
+
+/** How a tool may be called, in the shape OpenAI's Apps SDK and MCP-Nest publish per tool. */
+export type McpSecurityScheme = { readonly type: 'noauth' } | { readonly type: 'oauth2'; readonly scopes: readonly string[] };
 
 /** One tool as `tools/list` (and `GET <path>/tools`) describes it. */
 export interface McpToolDescription {
@@ -15,6 +19,9 @@ export interface McpToolDescription {
   readonly inputSchema: JsonSchemaObject;
   readonly outputSchema?: JsonSchemaObject;
   readonly annotations?: Readonly<RpcMcpAnnotations>;
+  /** With `mcp.auth`: the scopes a call needs (also in `_meta.securitySchemes`, where MCP keeps data it does not define). */
+  readonly securitySchemes?: readonly McpSecurityScheme[];
+  readonly _meta?: { readonly securitySchemes: readonly McpSecurityScheme[] };
 }
 
 /** An exposed method: its tool description and what a call needs. Frozen. */
@@ -27,13 +34,30 @@ export interface McpToolEntry {
   readonly structured: boolean;
   /** The roles rule (undefined: public). */
   readonly access: RpcAccessRule | undefined;
+  /** Whether a call may run as an MCP task (`@RpcMcp({ task })`; `'optional'` for a durable stream by default). */
+  readonly task: RpcMcpTaskSupport;
 }
+
+/** What else the catalog is built with. */
+export interface McpCatalogExtras {
+  /** Durable streams are off: a tool marked `@RpcMcp({ task })` fails startup. Default: on. */
+  readonly durable?: boolean;
+  /** With `mcp.auth`: see `McpToolScopes`. */
+  readonly toolScopes?: McpToolScopes;
+}
+
+/**
+ * The scopes a tool's roles rule asks for (`mcp.auth`'s scope ↔ role mapping). Given when the
+ * endpoint is a resource server: every caller then sees every tool with the scopes it needs, and a
+ * call whose roles fall short is challenged (401/403) instead of answered as an unknown tool.
+ */
+export type McpToolScopes = (access: RpcAccessRule | undefined) => readonly string[];
 
 /** MCP's tool-name alphabet (SEP-986): clients may refuse other names. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
- * Whether a method is a tool, by the first matching rule (issue 11): operator options beat the
+ * Whether a method is a tool, by the first matching rule (docs/mcp.md, "Which methods are tools"): operator options beat the
  * developer's decorator, `exclude` beats everything, `include` beats `enabled: false` and prefixes.
  * Reserved `rpc.*` names are never tools.
  */
@@ -56,18 +80,28 @@ export function isExposedAsTool(definition: RpcMethodDefinition, options: Resolv
  */
 export class McpToolCatalog {
   private readonly byName: ReadonlyMap<string, McpToolEntry>;
+  private readonly byMethod: ReadonlyMap<string, McpToolEntry>;
   /** Every tool, for callers that may call all of them (no tool has roles, or this is the cache's seed). */
   private readonly publicTools: readonly McpToolDescription[];
   private readonly hasProtected: boolean;
   private readonly listsByRoles = new Map<string, readonly McpToolDescription[]>();
+  /** Every caller sees (and may try) every tool: the endpoint challenges instead of hiding (`mcp.auth`). */
+  readonly listsAll: boolean;
 
-  constructor(entries: readonly McpToolEntry[]) {
+  constructor(entries: readonly McpToolEntry[], listsAll = false) {
     this.byName = new Map(entries.map((e) => [e.tool.name, e]));
-    this.hasProtected = entries.some((e) => e.access !== undefined);
-    this.publicTools = Object.freeze(entries.filter((e) => e.access === undefined).map((e) => e.tool));
+    this.byMethod = new Map(entries.map((e) => [e.definition.name, e]));
+    this.listsAll = listsAll;
+    this.hasProtected = !listsAll && entries.some((e) => e.access !== undefined);
+    this.publicTools = Object.freeze(entries.filter((e) => listsAll || e.access === undefined).map((e) => e.tool));
   }
 
-  static build(registry: RpcMethodRegistry, options: ResolvedMcpOptions, accessRuleOf: (method: string) => RpcAccessRule | undefined): McpToolCatalog {
+  static build(
+    registry: RpcMethodRegistry,
+    options: ResolvedMcpOptions,
+    accessRuleOf: (method: string) => RpcAccessRule | undefined,
+    { durable = true, toolScopes }: McpCatalogExtras = {},
+  ): McpToolCatalog {
     const problems: string[] = [];
     const entries: McpToolEntry[] = [];
     const owners = new Map<string, string>();
@@ -84,21 +118,49 @@ export class McpToolCatalog {
         continue;
       }
       owners.set(name, definition.name);
-      entries.push(describeTool(name, definition, registry.components, accessRuleOf(definition.name)));
+      const task = definition.mcp?.task;
+      if (task !== undefined && task !== 'forbidden' && !durable) {
+        problems.push(`@RpcMcp({ task: '${task}' }) on method "${definition.name}" needs durable streams (durable: { enabled: true }): a task is a durable stream`);
+        continue;
+      }
+      entries.push(describeTool(name, definition, registry.components, accessRuleOf(definition.name), toolScopes));
     }
     if (problems.length) throw new RpcStartupError(problems);
-    return new McpToolCatalog(entries);
+    return new McpToolCatalog(entries, toolScopes !== undefined);
+  }
+
+  /** Every tool, whoever calls (for `scopes_supported` and the like). */
+  all(): readonly McpToolEntry[] {
+    return [...this.byName.values()];
+  }
+
+  /** The tool `name`, whoever calls. */
+  named(name: string): McpToolEntry | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The tool of a method (a task names its method), whoever calls. */
+  ofMethod(method: string): McpToolEntry | undefined {
+    return this.byMethod.get(method);
+  }
+
+  /** Whether what a caller sees depends on who calls (lists filtered by roles): their caches must not be shared. */
+  get perCaller(): boolean {
+    return this.hasProtected;
   }
 
   get size(): number {
     return this.byName.size;
   }
 
-  /** The tool `name` if the caller may call it; undefined when unknown, hidden or denied alike. */
+  /**
+   * The tool `name` if the caller may call it; undefined when unknown, hidden or denied alike.
+   * With `listsAll`, a tool whose roles the caller lacks is found too: the caller is challenged.
+   */
   find(name: unknown, roles: readonly string[]): McpToolEntry | undefined {
     if (typeof name !== 'string') return undefined;
     const entry = this.byName.get(name);
-    if (!entry || (entry.access && !entry.access.allows(roles))) return undefined;
+    if (!entry || (!this.listsAll && entry.access && !entry.access.allows(roles))) return undefined;
     return entry;
   }
 
@@ -121,29 +183,29 @@ function describeTool(
   definition: RpcMethodDefinition,
   components: Readonly<Record<string, JsonSchemaObject>>,
   access: RpcAccessRule | undefined,
+  toolScopes: McpToolScopes | undefined,
 ): McpToolEntry {
   const mcp = definition.mcp;
-  // Every tool gets a description: agents choose tools by it (and MCP's conformance runner asks for one).
-  const description = mcp?.description ?? definition.options.description ?? definition.options.summary ?? `Calls the JSON-RPC method "${definition.name}".`;
   const outputSchema = objectSchemaOf(definition.stream ? undefined : definition.schemas.result, components);
   const annotations = annotationsOf(definition);
+  const securitySchemes = toolScopes && securitySchemesOf(toolScopes(access));
   const tool: McpToolDescription = {
     name,
     ...(mcp?.title !== undefined && { title: mcp.title }),
-    description,
-    inputSchema: inputSchemaOf(definition.schemas.params.schema, components),
+    description: methodToolDescription(definition),
+    // A method whose params are not an object (an array schema) still lists: with no named arguments.
+    inputSchema: methodToolParameters(definition, components) ?? { type: 'object', properties: {} },
     ...(outputSchema && { outputSchema }),
     ...(annotations && { annotations }),
+    ...(securitySchemes && { securitySchemes, _meta: { securitySchemes } }),
   };
-  return Object.freeze({ tool: deepFreeze(tool), definition, format: mcp?.format, structured: outputSchema !== undefined, access });
+  const task = mcp?.task ?? (definition.stream?.durable ? 'optional' : 'forbidden');
+  return Object.freeze({ tool: deepFreeze(tool), definition, format: mcp?.format, structured: outputSchema !== undefined, access, task });
 }
 
-/** MCP wants an object root with `properties` always an object, also when the method takes no params. */
-function inputSchemaOf(params: JsonSchemaObject, components: Readonly<Record<string, JsonSchemaObject>>): JsonSchemaObject {
-  const root = dereferenceRoot(params, components);
-  const standalone = standaloneSchema(root, components) as JsonSchemaObject;
-  if (root.type !== undefined && root.type !== 'object') return { type: 'object', properties: {} };
-  return { ...standalone, type: 'object', properties: isJsonSchemaObject(standalone.properties) ? standalone.properties : {} };
+/** A tool without roles is callable anonymously; one with roles needs a token with its scopes. */
+function securitySchemesOf(scopes: readonly string[]): McpSecurityScheme[] {
+  return scopes.length ? [{ type: 'oauth2', scopes: [...scopes] }] : [{ type: 'noauth' }];
 }
 
 /** The result schema when it describes an object (MCP's `outputSchema` must); undefined otherwise. */
@@ -152,14 +214,6 @@ function objectSchemaOf(result: JsonSchema | undefined, components: Readonly<Rec
   const root = dereferenceRoot(result, components);
   if (root.type !== 'object') return undefined;
   return standaloneSchema(root, components) as JsonSchemaObject;
-}
-
-/** A root that is only a `$ref` to a component (a result DTO) becomes that component's schema. */
-function dereferenceRoot(schema: JsonSchemaObject, components: Readonly<Record<string, JsonSchemaObject>>): JsonSchemaObject {
-  const name = componentNameOf(schema.$ref);
-  if (name === undefined || !Object.hasOwn(components, name)) return schema;
-  const { $ref: _ref, ...rest } = schema;
-  return { ...components[name]!, ...rest };
 }
 
 /** The decorator's hints; `@RpcCache` implies read-only and idempotent unless said otherwise. No hint: none at all. */

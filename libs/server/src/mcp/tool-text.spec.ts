@@ -1,17 +1,17 @@
+import { MCP_FORMAT_NAMES } from '../options/mcp-options.js';
 import {
-  MCP_TEXT_FORMATS,
   chooseToolTextFormat,
-  isMcpTextFormat,
+  isMcpFormatName,
   renderToolErrorText,
   renderToolText,
   unknownFormatMessage,
 } from './tool-text.js';
 
-describe('tool text formats (issue 11 item 5)', () => {
+describe('tool text formats', () => {
   it('lists the five formats and recognises only them', () => {
-    expect(MCP_TEXT_FORMATS).toEqual(['json', 'pretty_json', 'markdown', 'plain', 'toon']);
-    for (const f of MCP_TEXT_FORMATS) expect(isMcpTextFormat(f)).toBe(true);
-    for (const v of ['JSON', 'yaml', '', ' json', undefined, null, 1, ['json']]) expect(isMcpTextFormat(v)).toBe(false);
+    expect(MCP_FORMAT_NAMES).toEqual(['json', 'pretty_json', 'markdown', 'plain', 'toon']);
+    for (const f of MCP_FORMAT_NAMES) expect(isMcpFormatName(f)).toBe(true);
+    for (const v of ['JSON', 'yaml', '', ' json', undefined, null, 1, ['json']]) expect(isMcpFormatName(v)).toBe(false);
   });
 
   it('json is compact JSON.stringify; undefined reads null', () => {
@@ -95,7 +95,7 @@ describe('tool text formats (issue 11 item 5)', () => {
   });
 });
 
-describe('tool error text (DESIGN §4 MCP)', () => {
+describe('tool error text', () => {
   it('first line exactly "Error <code>: <message>", nothing else for other codes', () => {
     expect(renderToolErrorText({ code: -32001, message: 'Access denied' })).toBe('Error -32001: Access denied');
     expect(renderToolErrorText({ code: -32603, message: 'Internal error' })).toBe('Error -32603: Internal error');

@@ -1,22 +1,17 @@
 /**
- * The text block of an MCP tool result (issue 11 item 5, DESIGN §4 MCP): how a result is rendered
+ * The text block of an MCP tool result (docs/mcp.md, "What a call answers"): how a result is rendered
  * in each format, how an RPC error reads for a text-only LLM client, and which format a call gets.
  * Pure functions: no Nest, no Fastify, no I/O. `toon` is `@toon-format/toon`'s encoder as is.
  */
 import type { RpcErrorObject } from '@nest-jsonrpc/protocol';
 import { encode as encodeToon } from '@toon-format/toon';
-import type { RpcMcpFormat } from '../decorators/rpc-mcp.decorator.js';
 import { formatRpcErrorText } from '../errors/rpc-error-text.js';
+// The one list of formats (and its type, `McpFormatName`): the options and the decorator check against it too.
+import { MCP_FORMAT_NAMES, type McpFormatName } from '../options/mcp-options.js';
 
-/** `'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon'`: the decorator's `format` type, one definition. */
-export type McpTextFormat = RpcMcpFormat;
+const FORMAT_SET: ReadonlySet<unknown> = new Set(MCP_FORMAT_NAMES);
 
-/** Every format, in the order error messages list them. */
-export const MCP_TEXT_FORMATS: readonly McpTextFormat[] = Object.freeze(['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const);
-
-const FORMAT_SET: ReadonlySet<unknown> = new Set(MCP_TEXT_FORMATS);
-
-export function isMcpTextFormat(value: unknown): value is McpTextFormat {
+export function isMcpFormatName(value: unknown): value is McpFormatName {
   return FORMAT_SET.has(value);
 }
 
@@ -38,7 +33,7 @@ export const MARKDOWN_TABLE_MAX_COLUMNS = 6;
  *   words rather than the JSON literal; anything else is compact JSON.
  * - `toon`: what `@toon-format/toon`'s `encode` prints.
  */
-export function renderToolText(value: unknown, format: McpTextFormat): string {
+export function renderToolText(value: unknown, format: McpFormatName): string {
   switch (format) {
     case 'json':
       return JSON.stringify(value) ?? 'null';
@@ -104,7 +99,7 @@ const MAX_ECHOED_FORMAT_LENGTH = 64;
 /** The message of the 400 -32600 answered for an unknown format. */
 export function unknownFormatMessage(value: string): string {
   const shown = value.length > MAX_ECHOED_FORMAT_LENGTH ? `${value.slice(0, MAX_ECHOED_FORMAT_LENGTH)}…` : value;
-  return `Unknown format ${JSON.stringify(shown)}; allowed formats: ${MCP_TEXT_FORMATS.join(', ')}`;
+  return `Unknown format ${JSON.stringify(shown)}; allowed formats: ${MCP_FORMAT_NAMES.join(', ')}`;
 }
 
 /**
@@ -116,12 +111,12 @@ export function unknownFormatMessage(value: string): string {
 export function chooseToolTextFormat(sources: {
   header?: string;
   query?: string;
-  decorator?: McpTextFormat;
-  fallback: McpTextFormat;
-}): { format: McpTextFormat } | { invalid: string } {
+  decorator?: McpFormatName;
+  fallback: McpFormatName;
+}): { format: McpFormatName } | { invalid: string } {
   for (const given of [sources.header, sources.query]) {
     if (given === undefined || given === '') continue;
-    return isMcpTextFormat(given) ? { format: given } : { invalid: given };
+    return isMcpFormatName(given) ? { format: given } : { invalid: given };
   }
   return { format: sources.decorator ?? sources.fallback };
 }

@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { RpcErrorObject, RpcParamsValue } from '@nest-jsonrpc/protocol';
-import { RpcSerializedResult } from '../caching/serialized-result.js';
 import type { RpcContext } from '../context/rpc-context.js';
 import { formatRpcErrorText } from '../errors/rpc-error-text.js';
 import { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { RpcInvalidParamsException, RpcMethodNotFoundException } from '../errors/rpc-exceptions.js';
+import { methodToolDescription, methodToolParameters, runMethodTool, type MethodToolRows } from '../method-tools/index.js';
 import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
-import { rowIteratorOf, stopRowIterator, unboxStreamSource } from '../pipeline/stream-source.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
-import { deepFreeze, objectParamsSchema, type JsonSchemaObject } from '../schema/index.js';
+import { deepFreeze, type JsonSchemaObject } from '../schema/index.js';
 import { rpcToolName } from './rpc-tool-name.js';
 
 /** What the tool loop passes to `execute` (`@nest-jsonrpc/llm`'s `LlmToolExecutionContext`). */
@@ -67,7 +66,7 @@ interface ToolShape {
 }
 
 /**
- * The app's own methods as LLM tools (DESIGN §3): `toolset.tools(['weather.get'], ctx)`. Each
+ * The app's own methods as LLM tools (docs/llm.md): `toolset.tools(['weather.get'], ctx)`. Each
  * tool's `execute` runs its method through the whole pipeline (`callOf` + `run`) as `ctx`'s
  * caller — the same HTTP request, user and roles — with `transport: 'tool'`: the app's guards,
  * roles, rate limits (the same counters as `/rpc`), the cache, interceptors and params
@@ -80,6 +79,7 @@ export class RpcToolset {
   private readonly logger = new Logger('JsonRpc');
   private readonly shapes = new WeakMap<RpcMethodDefinition, ToolShape>();
 
+  /** @internal */
   constructor(
     private readonly pipeline: RpcPipeline,
     private readonly mapper: RpcExceptionMapper,
@@ -117,12 +117,11 @@ export class RpcToolset {
     let shape = this.shapes.get(definition);
     if (shape) return shape;
     if (definition.stream?.durable) throw new Error(`RpcToolset: "${definition.name}" is a durable stream method and cannot be a tool (its run outlives the call)`);
-    const parameters = objectParamsSchema(definition.schemas.params, this.pipeline.registry.components);
+    const parameters = methodToolParameters(definition, this.pipeline.registry.components);
     if (!parameters) throw new Error(`RpcToolset: "${definition.name}" cannot be a tool: its params schema is not an object (tools take named arguments)`);
-    const { description, summary } = definition.options;
     shape = Object.freeze({
       name: rpcToolName(definition.name),
-      description: description ?? summary ?? `Calls the JSON-RPC method ${definition.name}`,
+      description: methodToolDescription(definition),
       parameters: deepFreeze(parameters),
     });
     this.shapes.set(definition, shape);
@@ -135,9 +134,7 @@ export class RpcToolset {
     try {
       const call = this.pipeline.callOf(method, paramsOf(args), ctx.exchange, 'tool', { id: context?.toolCallId ?? `tool:${method}`, signal });
       if (!call) throw new RpcMethodNotFoundException();
-      const value = await this.pipeline.run(call);
-      if (definition.stream) return await this.collectRows(value, signal, maxStreamRows, method);
-      return value instanceof RpcSerializedResult ? JSON.parse(value.json) : value;
+      return await runMethodTool(this.pipeline, call, this.collectedRows(maxStreamRows, method));
     } catch (error) {
       // An abort is the loop's (or the client's) doing, not the method's failure: nothing to log.
       if (signal.aborted) throw error;
@@ -146,21 +143,15 @@ export class RpcToolset {
     }
   }
 
-  /** A stream method's rows, pulled one at a time (the producer's own pace), up to `maxRows`. */
-  private async collectRows(value: unknown, signal: AbortSignal, maxRows: number, method: string): Promise<{ rows: unknown[]; truncated?: true }> {
-    const iterator = rowIteratorOf(unboxStreamSource(value));
+  /** A stream method's rows collected into `{ rows }`, up to `maxRows` (then `truncated: true`). */
+  private collectedRows(maxRows: number, method: string): MethodToolRows {
     const rows: unknown[] = [];
-    try {
-      for (;;) {
-        signal.throwIfAborted();
-        const step = await iterator.next();
-        if (step.done) return { rows };
-        if (rows.length === maxRows) return { rows, truncated: true };
-        rows.push(step.value);
-      }
-    } finally {
-      stopRowIterator(iterator, (error) => this.logger.error(`Stopping the stream of ${method} (a tool call) failed: ${String(error)}`));
-    }
+    return {
+      maxRows,
+      add: (row) => void rows.push(row),
+      value: (truncated) => (truncated ? { rows, truncated: true } : { rows }),
+      onStopFailure: (error) => this.logger.error(`Stopping the stream of ${method} (a tool call) failed: ${String(error)}`),
+    };
   }
 }
 

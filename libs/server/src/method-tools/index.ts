@@ -1,0 +1,2 @@
+export { methodToolDescription, methodToolParameters } from './method-tool-description.js';
+export { drainRows, runMethodTool, type MethodToolRows } from './method-tool-run.js';
