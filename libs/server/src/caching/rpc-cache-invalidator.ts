@@ -9,6 +9,7 @@ import { paramsHash } from './stable-params-hash.js';
  */
 @Injectable()
 export class RpcCacheInvalidator {
+  /** @internal */
   constructor(private readonly caches: RpcResultCaches) {}
 
   /** Entries of `method` for these params, in every scope (key order does not matter); without params, the whole method. */

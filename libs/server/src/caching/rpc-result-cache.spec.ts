@@ -10,6 +10,7 @@ const ctx = (params: unknown) => ({ method: 'm', params, request: { ip: '1.2.3.4
 class Warnings {
   readonly lines: string[] = [];
   warn = (line: string) => this.lines.push(line);
+  log = (line: string) => this.lines.push(line);
   asLogger(): Logger {
     return this as unknown as Logger;
   }
@@ -47,16 +48,36 @@ describe('RpcMethodCache.serve', () => {
     expect(cache.serve(ctx({}), () => 2)).toEqual(new RpcSerializedResult('2'));
   });
 
-  it('a store that fails serves uncached, logging at most once every 10 s', async () => {
-    const broken: RpcResultStore = {
-      get: () => Promise.reject(new Error('redis down')),
-      set: () => Promise.reject(new Error('redis down')),
+  it('a store that fails serves uncached, logging once until it answers again', async () => {
+    let down = true;
+    const entries = new Map<string, string>();
+    const flaky: RpcResultStore = {
+      get: (key) => (down ? Promise.reject(new Error('redis down')) : Promise.resolve(entries.get(key))),
+      set: (key, json) => (down ? Promise.reject(new Error('redis down')) : Promise.resolve(void entries.set(key, json))),
     };
-    const { cache, warnings } = cacheOver(broken);
+    const { cache, warnings } = cacheOver(flaky);
     let runs = 0;
     expect(await cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('1'));
     expect(await cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('2'));
-    expect(warnings.lines).toEqual(['Result cache unavailable for m, serving uncached: redis down']);
+    expect(warnings.lines).toEqual(['Result cache unavailable (first met by m), serving uncached: redis down']);
+    down = false;
+    expect(await cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('3'));
+    expect(await cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('3'));
+    expect(warnings.lines.slice(1)).toEqual(['Result cache available again']);
+  });
+
+  it('a store behind a connection that is down is skipped at once: no read, no write', async () => {
+    const touched: string[] = [];
+    const store: RpcResultStore = {
+      get: (key) => void touched.push(`get ${key}`),
+      set: (key) => void touched.push(`set ${key}`),
+    };
+    const shared = new RpcResultCache(store, new LocalCacheGenerations(), 'p:', 'redis', () => false);
+    const cache = new RpcMethodCache('m', { ttl: 60 }, shared, undefined, { warn: () => undefined, log: () => undefined } as never);
+    let runs = 0;
+    expect(cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('1'));
+    expect(cache.serve(ctx({}), () => ++runs)).toEqual(new RpcSerializedResult('2'));
+    expect(touched).toEqual([]);
   });
 
   it('the answer waits for the store write, so the caller\'s next call finds the entry', async () => {

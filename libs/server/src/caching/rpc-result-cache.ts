@@ -1,26 +1,50 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
 import { serializeResult } from '@nest-jsonrpc/protocol';
 import { callerUserId } from '../context/caller-identity.js';
 import type { RpcContext } from '../context/rpc-context.js';
-import type { RpcCacheOptions, RpcCacheScope } from '../decorators/rpc-cache.decorator.js';
+import type { RpcCacheOptions, RpcCacheScope } from '../decorators/rpc-cache.js';
 import type { UserIdResolver } from '../options/json-rpc-options.js';
 import type { CacheGenerations } from './cache-generations.js';
 import type { RpcResultStore } from './result-stores.js';
 import { RpcSerializedResult } from './serialized-result.js';
 import { paramsHash } from './stable-params-hash.js';
 
-const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
-
 /** The store behind every `@RpcCache` method, plus its generations. */
 export class RpcResultCache {
+  private failing = false;
+  private logger: Pick<Logger, 'warn' | 'log'> | undefined;
+
   constructor(
     readonly store: RpcResultStore,
     readonly generations: CacheGenerations,
     readonly keyPrefix: string,
     /** Where the cache lives, for the startup log: `memory`, `CACHE_MANAGER` or `redis`. */
     readonly kind: string,
+    /**
+     * For a store behind a connection (Redis): whether it is up right now. While it is not, calls
+     * skip the cache at once — no read, no write, no generation created — instead of meeting each
+     * store operation's own way of failing (some wait for a reconnect attempt).
+     */
+    readonly connected?: () => boolean,
   ) {}
+
+  /**
+   * A store operation failed: every call is answered uncached until it works again. One warning
+   * when that starts (the first method to meet it), one line when the store answers again.
+   */
+  storeFailed(method: string, error: unknown, logger: Pick<Logger, 'warn' | 'log'>): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.logger = logger;
+    logger.warn(`Result cache unavailable (first met by ${method}), serving uncached: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** A store operation succeeded. */
+  storeAnswered(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger?.log('Result cache available again');
+  }
 
   static methodGeneration(method: string): string {
     return `m:${JSON.stringify(method)}`;
@@ -51,7 +75,7 @@ function scopeFunction(scope: RpcCacheScope, userIdResolver: UserIdResolver | un
     case 'user':
       // Anonymous callers have no identity: they share the anonymous entry, never a user's.
       return (ctx) => {
-        const id = callerUserId(ctx.request as FastifyRequest, userIdResolver);
+        const id = callerUserId(ctx.request, userIdResolver);
         return id === undefined ? 'anon' : `u:${id}`;
       };
     case 'ip':
@@ -71,7 +95,6 @@ export class RpcMethodCache {
   private readonly fixedGenerations: readonly string[];
   private readonly scopeOf: ScopeOf;
   private readonly ttlMs: number;
-  private lastStoreErrorAt = 0;
   /**
    * Single flight: the pending answer of each key being filled right now. Calls for a key that is
    * already being looked up or computed wait for that answer instead of running the handler
@@ -100,10 +123,11 @@ export class RpcMethodCache {
    * The call's answer from the cache, or `run()`'s value stored and returned as JSON
    * (`RpcSerializedResult`). Stays synchronous while the store and the handler are (the
    * in-process store on a hit), so a hit costs a key and a Map lookup. A store that fails is
-   * logged (at most every 10 s) and the call answered uncached: a cache outage must not take the
+   * logged (once per outage) and the call answered uncached: a cache outage must not take the
    * API down. Errors of `run()` and of the scope function (the app's bug) propagate.
    */
   serve(ctx: RpcContext, run: () => unknown): unknown {
+    if (this.shared.connected !== undefined && !this.shared.connected()) return this.fill(undefined, run, false);
     const key = this.keyFor(ctx);
     if (typeof key !== 'string') return this.serveAsync(key, run);
     let hit: string | undefined | Promise<string | undefined>;
@@ -152,6 +176,7 @@ export class RpcMethodCache {
       this.storeFailed(error);
       return this.fill(undefined, run, false);
     }
+    this.shared.storeAnswered();
     if (typeof hit === 'string') return new RpcSerializedResult(hit);
     return this.fill(key, run, false);
   }
@@ -201,9 +226,6 @@ export class RpcMethodCache {
   }
 
   private storeFailed(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastStoreErrorAt < STORE_ERROR_LOG_INTERVAL_MS) return;
-    this.lastStoreErrorAt = now;
-    this.logger.warn(`Result cache unavailable for ${this.method}, serving uncached: ${error instanceof Error ? error.message : String(error)}`);
+    this.shared.storeFailed(this.method, error, this.logger);
   }
 }

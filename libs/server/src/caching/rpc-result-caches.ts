@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Cache } from 'cache-manager';
-import type { RpcCacheOptions } from '../decorators/rpc-cache.decorator.js';
+import type { RpcCacheOptions } from '../decorators/rpc-cache.js';
 import { findAppProvider } from '../options/app-providers.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../options/redis-options.js';
 import { RedisConnections } from '../redis/redis-connections.js';
 import { LocalCacheGenerations, StoredCacheGenerations } from './cache-generations.js';
@@ -28,7 +29,7 @@ export class RpcResultCaches {
   private sharedCache: RpcResultCache | undefined;
 
   constructor(
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.security) private readonly security: ResolvedJsonRpcOptions['security'],
     private readonly moduleRef: ModuleRef,
     private readonly redis: RedisConnections,
   ) {}
@@ -40,7 +41,7 @@ export class RpcResultCaches {
 
   /** The cache of one `@RpcCache` method. */
   cacheFor(method: string, options: Readonly<RpcCacheOptions>): RpcMethodCache {
-    return new RpcMethodCache(method, options, this.shared, this.options.security.userIdResolver, this.logger);
+    return new RpcMethodCache(method, options, this.shared, this.security.userIdResolver, this.logger);
   }
 
   /** Where results live, for the startup log: `memory`, `CACHE_MANAGER` or `redis`. */
@@ -52,7 +53,9 @@ export class RpcResultCaches {
     const redisCache = this.redis.cache;
     if (redisCache) {
       const keyPrefix = this.redis.keyPrefix!;
-      return new RpcResultCache(new CacheManagerResultStore(redisCache), new StoredCacheGenerations(redisCache, keyPrefix), keyPrefix, 'redis');
+      return new RpcResultCache(new CacheManagerResultStore(redisCache), new StoredCacheGenerations(redisCache, keyPrefix), keyPrefix, 'redis', () =>
+        this.redis.cacheConnected(),
+      );
     }
     const appCache = findAppProvider<Cache>(this.moduleRef, CACHE_MANAGER_TOKEN);
     if (appCache) {

@@ -5,3 +5,8 @@
 export class RpcSerializedResult {
   constructor(readonly json: string) {}
 }
+
+/** A call's value as a value: a serialized result's JSON text read back, anything else as is. */
+export function plainResult(value: unknown): unknown {
+  return value instanceof RpcSerializedResult ? JSON.parse(value.json) : value;
+}

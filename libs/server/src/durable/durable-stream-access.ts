@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
 import type { DurableStreamStatus } from '@nest-jsonrpc/protocol';
 import { callerRoles, callerUserId } from '../context/caller-identity.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
 import type { DurableStreamRecord } from '../stream-stores/stream-store.js';
 import { DurableStreamRunner } from './durable-stream-runner.js';
@@ -27,20 +27,22 @@ const LIST_LIMIT = 1000;
  */
 @Injectable()
 export class DurableStreamAccess {
+  /** @internal */
   constructor(
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.security) private readonly security: ResolvedJsonRpcOptions['security'],
     private readonly runner: DurableStreamRunner,
     private readonly pipeline: RpcPipeline,
   ) {}
 
-  callerOf(request: FastifyRequest): DurableCaller {
-    const { userIdResolver, rolesResolver } = this.options.security;
+  /** `request`: the platform's request (its `user`), as the app's guards see it. */
+  callerOf(request: unknown): DurableCaller {
+    const { userIdResolver, rolesResolver } = this.security;
     return { owner: callerUserId(request, userIdResolver) ?? null, roles: callerRoles(request, rolesResolver) };
   }
 
   /** Whether `caller` may see stream `id`: 404 (not theirs, or none), 410 (past retention), 403 (roles). */
   async access(id: string, caller: DurableCaller, now = Date.now()): Promise<DurableAccess> {
-    const found = await this.runner.store.lookup(id);
+    const found = await this.runner.bounded(this.runner.store.lookup(id));
     if (found.found === 'none') return { ok: false, status: 404, message: 'Stream not found' };
     const owner = found.found === 'stream' ? found.record.owner : found.owner;
     if (owner !== null && owner !== caller.owner) return { ok: false, status: 404, message: 'Stream not found' };
@@ -54,7 +56,7 @@ export class DurableStreamAccess {
   async list(caller: DurableCaller, status: DurableStreamStatus | undefined): Promise<DurableStreamRecord[]> {
     if (caller.owner === null) return [];
     const now = Date.now();
-    const records = await this.runner.store.list(caller.owner, status, LIST_LIMIT);
+    const records = await this.runner.bounded(this.runner.store.list(caller.owner, status, LIST_LIMIT));
     return records.filter((r) => !this.expired(r, now) && this.roleDenial(r.method, caller.roles) === undefined);
   }
 

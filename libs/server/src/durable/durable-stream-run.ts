@@ -5,17 +5,35 @@ import {
   encodeErrorRow,
   INTERRUPTED_EVENT_DATA,
   serializeStreamRow,
+  STORE_UNAVAILABLE_EVENT_DATA,
   type DurableTerminalEventName,
 } from '@nest-jsonrpc/protocol';
+import { encodeOrInternal } from '../errors/error-encoding.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { stopRowIterator, type RowIterator } from '../pipeline/stream-source.js';
-import type { PendingDurableEvent, StreamStore } from '../stream-stores/stream-store.js';
+import { StreamStoreUnavailableError } from '../stream-stores/stream-store-unavailable.js';
+import type { AppendOutcome, PendingDurableEvent, StreamStore } from '../stream-stores/stream-store.js';
 import { RpcProgress } from './progress.js';
+import type { StoreAvailability } from './store-availability.js';
 
 /** A commit happens when this many events are waiting... */
 export const COMMIT_MAX_EVENTS = 512;
 /** ...or this many ms after the first one arrived, whichever comes first. */
 export const COMMIT_MAX_DELAY_MS = 2;
+
+/** Longest pause between two attempts to commit through a store outage (the store's "back" signal cuts it short). */
+const RETRY_MAX_DELAY_MS = 1000;
+
+/** How much a run may hold uncommitted while its store cannot be reached (`durable.maxBufferedEvents`/`Bytes`). */
+export interface DurableBufferLimits {
+  readonly maxBufferedEvents: number;
+  readonly maxBufferedBytes: number;
+}
+
+/** What an event weighs in the buffer bound: its JSON text and a little for the rest. */
+function weightOf(event: PendingDurableEvent): number {
+  return event.data.length + 16;
+}
 
 /** Rows are stored exactly as the live stream route would write them (same escaping of `<`, U+2028, U+2029). */
 function toPendingEvent(value: unknown): PendingDurableEvent {
@@ -25,8 +43,14 @@ function toPendingEvent(value: unknown): PendingDurableEvent {
 
 /** Why a run's signal aborted. */
 export class DurableStreamAbortError extends Error {
-  constructor(reason: 'cancelled' | 'interrupted') {
-    super(reason === 'cancelled' ? 'Durable stream cancelled' : 'Durable stream interrupted (server shutting down)');
+  constructor(reason: 'cancelled' | 'interrupted' | 'store-unavailable') {
+    super(
+      reason === 'cancelled'
+        ? 'Durable stream cancelled'
+        : reason === 'interrupted'
+          ? 'Durable stream interrupted (server shutting down)'
+          : 'Durable stream failed: its store stayed unreachable past the buffer bound',
+    );
     this.name = 'AbortError';
   }
 }
@@ -40,18 +64,37 @@ export class DurableStreamAbortError extends Error {
  * Exactly one terminal event ends a stream: `done` when the iterator is exhausted, `error` when it
  * throws, `cancelled`/`error` when stopped from outside. Whichever terminal the store commits
  * first wins; a run whose commit is refused (someone else ended the stream) just stops.
+ *
+ * Through a store outage the batch that could not be committed is retried (the same array: a
+ * store applies it at most once) and the producer's rows keep being pulled into the buffer, up to
+ * `maxBufferedEvents`/`maxBufferedBytes` uncommitted. Past that the producer is aborted, what it
+ * buffered is dropped (no client ever saw it: fan-out follows the commit) and the stream ends with
+ * -32603 `Stream store unavailable` once the store is back. Memory stays bounded however long the
+ * outage lasts.
  */
 export class DurableStreamRun {
   private readonly controller = new AbortController();
+  /** Events waiting for a commit, in order; the terminal one last once queued. */
   private pending: PendingDurableEvent[] = [];
+  /** Uncommitted events (pending and in flight) and their weight. */
+  private buffered = 0;
+  private bufferedBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Commits run one after another, in order; this is the last one queued (never rejects). */
-  private chain: Promise<void> = Promise.resolve();
-  /** The terminal commit, once begun. */
-  private ending: Promise<void> | undefined;
+  /** The commit loop, while it runs. */
+  private pumping: Promise<void> | undefined;
+  /** The terminal event is the last of `pending`. */
+  private terminalQueued = false;
+  /** Commits are failing on an unreachable store (and being retried). */
+  private retrying = false;
+  /** Producers waiting for the commit of a full group (released early when commits start failing). */
+  private drainWaiters: Array<() => void> = [];
   /** No more events are accepted. */
   private stopped = false;
+  /** No more commits are attempted: someone else ended the stream, or the app is closing. */
+  private abandoned = false;
   private released = false;
+  private readonly settled: Promise<void>;
+  private settle!: () => void;
 
   constructor(
     readonly id: string,
@@ -61,7 +104,11 @@ export class DurableStreamRun {
     private readonly logger: Logger,
     /** Called once, when this run no longer produces (its terminal committed, or it was abandoned). */
     private readonly onReleased: (run: DurableStreamRun) => void,
-  ) {}
+    private readonly availability: StoreAvailability,
+    private readonly limits: DurableBufferLimits,
+  ) {
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -72,20 +119,35 @@ export class DurableStreamRun {
     void this.produce(iterator);
   }
 
-  /** Ends the stream from outside: commits what is pending, then `cancelled` (or the interrupted `error`). */
+  /**
+   * Ends the stream from outside: commits what is pending, then `cancelled` (or the interrupted
+   * `error`). Resolves once that is committed — or given up (`giveUp`).
+   */
   stop(reason: 'cancelled' | 'interrupted'): Promise<void> {
-    if (this.ending) return this.ending;
-    this.controller.abort(new DurableStreamAbortError(reason));
+    if (!this.controller.signal.aborted) this.controller.abort(new DurableStreamAbortError(reason));
     return reason === 'cancelled' ? this.end('cancelled', CANCELLED_EVENT_DATA) : this.end('error', INTERRUPTED_EVENT_DATA);
   }
 
   /** Someone else ended the stream (a cancel through another instance): stop without writing. */
   abandon(): void {
     this.stopped = true;
+    this.abandoned = true;
     this.pending = [];
     this.clearTimer();
+    this.releaseDrainWaiters();
     if (!this.controller.signal.aborted) this.controller.abort(new DurableStreamAbortError('cancelled'));
     this.release();
+  }
+
+  /**
+   * The app is closing and the store is still unreachable: stop retrying. What was not committed
+   * is lost with the process, as in a crash; the stream stays `running` in the store until a
+   * recovery marks it interrupted.
+   */
+  giveUp(): void {
+    if (this.released) return;
+    this.logger.warn(`Durable stream ${this.id} (${this.method}): closing with ${this.buffered} event(s) not committed (store unreachable)`);
+    this.abandon();
   }
 
   private async produce(iterator: RowIterator): Promise<void> {
@@ -98,9 +160,19 @@ export class DurableStreamRun {
           break;
         }
         if (this.stopped) break;
-        this.pending.push(toPendingEvent(step.value));
-        if (this.pending.length >= COMMIT_MAX_EVENTS) await this.flush();
-        else if (this.timer === undefined) this.timer = setTimeout(this.onTimer, COMMIT_MAX_DELAY_MS);
+        const event = toPendingEvent(step.value);
+        this.pending.push(event);
+        this.buffered++;
+        this.bufferedBytes += weightOf(event);
+        if (this.buffered > this.limits.maxBufferedEvents || this.bufferedBytes > this.limits.maxBufferedBytes) {
+          this.overflow();
+          break;
+        }
+        if (this.pending.length >= COMMIT_MAX_EVENTS) {
+          // A full group waits for its commit (backpressure) — except while the store is
+          // unreachable: then rows keep coming into the bounded buffer.
+          if (!this.retrying) await this.drained();
+        } else if (this.timer === undefined) this.timer = setTimeout(this.onTimer, COMMIT_MAX_DELAY_MS);
       }
       if (!this.stopped) await this.end('done', DONE_EVENT_DATA);
     } catch (error) {
@@ -114,19 +186,31 @@ export class DurableStreamRun {
     }
   }
 
-  private errorRow(error: unknown): string {
-    const errorObject = this.mapper.toErrorObject(error, this.method);
-    try {
-      return encodeErrorRow(errorObject);
-    } catch (serializationError) {
-      // `data` JSON cannot represent: -32603, like a live stream's error frame.
-      return encodeErrorRow(this.mapper.toErrorObject(serializationError, this.method));
+  /** The buffer bound was crossed while the store was unreachable: fail the stream (see the class comment). */
+  private overflow(): void {
+    const dropped = this.pending.length;
+    this.logger.warn(
+      `Durable stream ${this.id} (${this.method}): its store stayed unreachable past the buffer bound ` +
+        `(${this.limits.maxBufferedEvents} events / ${this.limits.maxBufferedBytes} bytes); ${dropped} uncommitted event(s) dropped, ` +
+        'the stream ends with -32603 "Stream store unavailable" once the store is back',
+    );
+    this.controller.abort(new DurableStreamAbortError('store-unavailable'));
+    for (const event of this.pending) {
+      this.buffered--;
+      this.bufferedBytes -= weightOf(event);
     }
+    this.pending = [];
+    void this.end('error', STORE_UNAVAILABLE_EVENT_DATA);
+  }
+
+  private errorRow(error: unknown): string {
+    // `data` JSON cannot represent: -32603, like a live stream's error frame.
+    return encodeOrInternal(this.mapper, this.mapper.toErrorObject(error, this.method), this.method, encodeErrorRow).encoded;
   }
 
   private readonly onTimer = (): void => {
     this.timer = undefined;
-    void this.flush();
+    this.pump();
   };
 
   private clearTimer(): void {
@@ -136,51 +220,109 @@ export class DurableStreamRun {
     }
   }
 
-  private flush(): Promise<void> {
+  /** Resolves once everything pending now is committed, or as soon as commits start failing. */
+  private drained(): Promise<void> {
     this.clearTimer();
-    if (this.pending.length === 0) return this.chain;
-    const batch = this.pending;
-    this.pending = [];
-    return this.commit(batch, false);
+    const drained = new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    this.pump();
+    return drained;
+  }
+
+  private releaseDrainWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private end(event: DurableTerminalEventName, data: string): Promise<void> {
-    if (this.ending) return this.ending;
-    this.stopped = true;
-    this.clearTimer();
-    const batch = this.pending;
-    this.pending = [];
-    batch.push({ id: 0, event, data });
-    this.ending = this.commit(batch, true).then(() => this.release());
-    return this.ending;
+    if (!this.stopped) {
+      this.stopped = true;
+      this.clearTimer();
+      const terminal = { id: 0, event, data };
+      this.pending.push(terminal);
+      this.buffered++;
+      this.bufferedBytes += weightOf(terminal);
+      this.terminalQueued = true;
+      this.pump();
+    }
+    return this.settled;
   }
 
-  private commit(batch: PendingDurableEvent[], terminal: boolean): Promise<void> {
-    const next = this.chain.then(() =>
-      this.store.append(this.id, batch, terminal, Date.now()).then(
-        (outcome) => {
-          if (!outcome.ok) this.abandon();
-        },
-        (error: unknown) => {
-          // Nothing of this batch reached anyone (fan-out follows the commit). The stream stays
-          // `running` in the store until a recovery marks it interrupted.
-          this.logger.error(
-            `Durable stream ${this.id} (${this.method}): commit of ${batch.length} event(s) failed; stopping its producer: ${
-              error instanceof Error ? error.message : String(error)
-            }`,
-            error instanceof Error ? error.stack : undefined,
-          );
-          this.abandon();
-        },
-      ),
-    );
-    this.chain = next;
-    return next;
+  /** Starts the commit loop unless it runs. */
+  private pump(): void {
+    if (this.pumping || this.abandoned) {
+      if (this.abandoned) this.releaseDrainWaiters();
+      return;
+    }
+    this.pumping = this.commitPending().finally(() => {
+      this.pumping = undefined;
+      this.releaseDrainWaiters();
+      // Rows that arrived during the last commit's await go in the next group.
+      if (this.pending.length && !this.abandoned && (this.terminalQueued || this.pending.length >= COMMIT_MAX_EVENTS)) this.pump();
+      else if (this.pending.length && this.timer === undefined && !this.abandoned) this.timer = setTimeout(this.onTimer, COMMIT_MAX_DELAY_MS);
+    });
+  }
+
+  /** Commits `pending` group by group, in order, one commit at a time. */
+  private async commitPending(): Promise<void> {
+    while (this.pending.length && !this.abandoned) {
+      this.clearTimer();
+      const all = this.pending.length <= COMMIT_MAX_EVENTS;
+      const batch = all ? this.pending : this.pending.slice(0, COMMIT_MAX_EVENTS);
+      this.pending = all ? [] : this.pending.slice(COMMIT_MAX_EVENTS);
+      const terminal = all && this.terminalQueued;
+      const outcome = await this.commitRetrying(batch, terminal);
+      for (const event of batch) {
+        this.buffered--;
+        this.bufferedBytes -= weightOf(event);
+      }
+      if (outcome === undefined || !outcome.ok) {
+        this.abandon();
+        return;
+      }
+      if (terminal) {
+        this.release();
+        return;
+      }
+    }
+  }
+
+  /**
+   * One append, tried again (the same array) for as long as the store is unreachable; undefined
+   * when it failed otherwise (logged) or the run was abandoned meanwhile.
+   */
+  private async commitRetrying(batch: PendingDurableEvent[], terminal: boolean): Promise<AppendOutcome | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.store.append(this.id, batch, terminal, Date.now());
+        this.retrying = false;
+        return outcome;
+      } catch (error) {
+        if (error instanceof StreamStoreUnavailableError && !this.abandoned) {
+          this.retrying = true;
+          // The producer keeps going into the bounded buffer meanwhile.
+          this.releaseDrainWaiters();
+          await this.availability.whenBack(Math.min(100 * attempt, RETRY_MAX_DELAY_MS));
+          if (!this.abandoned) continue;
+        }
+        if (this.abandoned) return undefined;
+        // Nothing of this batch reached anyone (fan-out follows the commit). The stream stays
+        // `running` in the store until a recovery marks it interrupted.
+        this.logger.error(
+          `Durable stream ${this.id} (${this.method}): commit of ${batch.length} event(s) failed; stopping its producer: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          error instanceof Error ? error.stack : undefined,
+        );
+        return undefined;
+      }
+    }
   }
 
   private release(): void {
     if (this.released) return;
     this.released = true;
+    this.settle();
     this.onReleased(this);
   }
 }

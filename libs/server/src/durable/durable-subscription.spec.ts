@@ -1,6 +1,9 @@
+import { jest } from '@jest/globals';
 import type { DurableStreamEvent } from '@nest-jsonrpc/protocol';
+import { StreamStoreUnavailableError } from '../stream-stores/stream-store-unavailable.js';
 import type { DurableEventListener, StreamStore } from '../stream-stores/stream-store.js';
-import { DurableSubscription, REPLAY_PAGE_SIZE, type DurableEventSink } from './durable-subscription.js';
+import { DurableSubscription, OUTAGE_POLL_MS, REPLAY_PAGE_SIZE, type DurableEventSink } from './durable-subscription.js';
+import { StoreAvailability } from './store-availability.js';
 
 const chunk = (id: number): DurableStreamEvent => ({ id, event: 'chunk', data: `{"n":${id}}` });
 const done = (id: number): DurableStreamEvent => ({ id, event: 'done', data: '{}' });
@@ -12,7 +15,7 @@ const done = (id: number): DurableStreamEvent => ({ id, event: 'done', data: '{}
 class ScriptedStore {
   listener: DurableEventListener | undefined;
   committed: DurableStreamEvent[] = [];
-  readonly reads: Array<{ after: number; limit: number; answer: (events: DurableStreamEvent[]) => void }> = [];
+  readonly reads: Array<{ after: number; limit: number; answer: (events: DurableStreamEvent[]) => void; fail: (error: unknown) => void }> = [];
   unsubscribed = false;
 
   subscribe = async (_id: string, listener: DurableEventListener) => {
@@ -23,7 +26,38 @@ class ScriptedStore {
   };
 
   read = (_id: string, after: number, limit: number): Promise<DurableStreamEvent[]> =>
-    new Promise((resolve) => this.reads.push({ after, limit, answer: resolve }));
+    new Promise((resolve, reject) => this.reads.push({ after, limit, answer: resolve, fail: reject }));
+
+  /** With `holdLookups`, lookups wait here until the test answers them (`answerLookup`). */
+  holdLookups = false;
+  readonly lookups: Array<() => void> = [];
+  lookup = async () => {
+    if (this.holdLookups) await new Promise<void>((resolve) => this.lookups.push(resolve));
+    return { found: 'stream', record: { events: this.committed.length } };
+  };
+  answerLookup(): void {
+    const answer = this.lookups.shift();
+    if (!answer) throw new Error('no lookup pending');
+    answer();
+  }
+
+  /** Fails the oldest pending read as an unreachable store does. */
+  failRead(): void {
+    const read = this.reads.shift();
+    if (!read) throw new Error('no read pending');
+    read.fail(new StreamStoreUnavailableError('Redis connection is reconnecting'));
+  }
+
+  /** Announces the store lost (`false`) or back (`true`), as RedisStreamStore does. */
+  announce(available: boolean): void {
+    for (const listener of this.availability) listener(available);
+  }
+
+  readonly availability = new Set<(available: boolean) => void>();
+  onAvailability = (listener: (available: boolean) => void) => {
+    this.availability.add(listener);
+    return () => this.availability.delete(listener);
+  };
 
   /** Answers the oldest pending read from what is committed now. */
   answerRead(): void {
@@ -171,5 +205,173 @@ describe('DurableSubscription: replay then live, exactly once and in order', () 
     await starting;
     expect(store.unsubscribed).toBe(true);
     expect(store.reads).toHaveLength(0);
+  });
+});
+
+describe('DurableSubscription: a silent live subscription re-reads the store (StreamStore.fanOutRecheckMs)', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate'] }));
+  afterEach(() => jest.useRealTimers());
+  /** Live, caught up on an empty stream, on a store whose fan-out may lose messages. */
+  async function live(fanOutRecheckMs: number) {
+    const store = Object.assign(new ScriptedStore(), { fanOutRecheckMs });
+    const { sink, subscription } = await started(store);
+    store.answerRead();
+    await turn();
+    return { store, sink, subscription };
+  }
+
+  it('a lost *last* message (no later one shows the gap): a live subscription silent for fanOutRecheckMs reads the store', async () => {
+    const { store, sink, subscription } = await live(1000);
+    jest.advanceTimersByTime(600);
+    store.commit(chunk(1)); // heard: the silence starts again
+    store.committed.push(chunk(2), done(3)); // committed, their message lost
+    jest.advanceTimersByTime(999);
+    expect(store.reads).toHaveLength(0); // 999 ms after event 1: not yet
+    jest.advanceTimersByTime(1);
+    expect(store.reads).toHaveLength(1);
+    store.answerRead();
+    await turn();
+    expect(sink.delivered).toEqual([1, 2, 3]);
+    expect(sink.finished).toEqual({ error: undefined });
+    expect(jest.getTimerCount()).toBe(0); // closed with its stream: nothing left armed
+    subscription.close();
+  });
+
+  it('a silent live subscription that finds nothing new goes live again and re-reads after the next silence; none without fanOutRecheckMs', async () => {
+    const { store, sink, subscription } = await live(500);
+    jest.advanceTimersByTime(500);
+    store.answerRead(); // nothing new
+    await turn();
+    jest.advanceTimersByTime(500);
+    expect(store.reads).toHaveLength(1);
+    store.committed.push(chunk(1));
+    store.answerRead();
+    await turn();
+    expect(sink.delivered).toEqual([1]);
+    subscription.close();
+    expect(jest.getTimerCount()).toBe(0);
+
+    const quiet = new ScriptedStore(); // an in-process fan-out: no re-check
+    const other = await started(quiet);
+    quiet.answerRead();
+    await turn();
+    jest.advanceTimersByTime(60_000);
+    expect(quiet.reads).toHaveLength(0);
+    other.subscription.close();
+  });
+});
+
+describe('DurableSubscription through a store outage', () => {
+  async function startedWithAvailability(store: ScriptedStore, graceMs: number) {
+    const sink = new RecordingSink();
+    const availability = new StoreAvailability(store.asStore());
+    const subscription = new DurableSubscription(store.asStore(), 's1', 0, sink, availability, graceMs);
+    sink.bind(subscription);
+    void subscription.start();
+    await turn();
+    store.answerRead();
+    await turn();
+    return { sink, subscription, availability };
+  }
+  const waitFor = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it('store announced lost: waits (reading again every poll), then catches up with no gap or repeat the moment it is back', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.commit(chunk(1));
+    expect(sink.delivered).toEqual([1]);
+    store.announce(false);
+    // Committed meanwhile on another instance; its fan-out never arrives.
+    store.committed.push(chunk(2), chunk(3));
+    await waitFor(() => store.reads.length === 1);
+    store.failRead(); // the poll finds the store unreachable
+    await turn();
+    expect(sink.delivered).toEqual([1]);
+    const backAt = Date.now();
+    store.announce(true);
+    await waitFor(() => store.reads.length === 1);
+    expect(Date.now() - backAt).toBeLessThan(OUTAGE_POLL_MS);
+    store.answerRead();
+    await turn();
+    expect(sink.delivered).toEqual([1, 2, 3]);
+    // Live again.
+    store.commit(chunk(4), done(5));
+    expect(sink.delivered).toEqual([1, 2, 3, 4, 5]);
+    expect(sink.finished).toEqual({ error: undefined });
+  });
+
+  it('back from an outage: events heard while the "did the store keep what was delivered" lookup is in flight are read, not skipped', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.commit(chunk(1));
+    store.announce(false);
+    await waitFor(() => store.reads.length === 1);
+    store.failRead();
+    await turn();
+    store.holdLookups = true;
+    store.announce(true);
+    await waitFor(() => store.reads.length === 1);
+    store.answerRead(); // nothing new yet
+    await waitFor(() => store.lookups.length === 1);
+    // The producer's retried commits land now; their messages arrive while the lookup is in flight.
+    store.commit(chunk(2));
+    store.commit(done(3));
+    expect(sink.delivered).toEqual([1]);
+    store.answerLookup();
+    await waitFor(() => store.reads.length === 1);
+    store.answerRead();
+    await turn();
+    expect(sink.delivered).toEqual([1, 2, 3]);
+    expect(sink.finished).toEqual({ error: undefined });
+  });
+
+  it('a read that finds the store unreachable waits instead of failing the sink', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.committed.push(chunk(1));
+    store.listener!([chunk(2)].map((e) => ({ ...e }))); // a gap: 1 is read back...
+    store.committed.push(chunk(2));
+    store.failRead(); // ...but the store is gone
+    await turn();
+    expect(sink.finished).toBeUndefined();
+    await waitFor(() => store.reads.length === 1); // the next poll
+    store.answerRead();
+    await turn();
+    expect(sink.delivered).toEqual([1, 2]);
+    expect(sink.finished).toBeUndefined();
+  });
+
+  it('unreachable for outageGraceMs: the sink is finished with StreamStoreUnavailableError', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 150);
+    store.announce(false);
+    await waitFor(() => sink.finished !== undefined);
+    expect(sink.finished?.error).toBeInstanceOf(StreamStoreUnavailableError);
+    expect(String(sink.finished?.error)).toContain('Stream store unavailable: unreachable for 150 ms');
+    expect(store.unsubscribed).toBe(true);
+  });
+
+  it('back from an outage with fewer events than it delivered (the store lost them): the sink ends with an error, never a renumbered event', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.commit(chunk(1), chunk(2), chunk(3));
+    store.announce(false);
+    store.committed.length = 1; // Redis restarted without events 2 and 3
+    store.announce(true);
+    await waitFor(() => store.reads.length === 1);
+    store.answerRead();
+    await waitFor(() => sink.finished !== undefined);
+    expect(sink.delivered).toEqual([1, 2, 3]);
+    expect(String(sink.finished?.error)).toContain('the store has 1 event(s), 3 were delivered: it lost events');
+  });
+
+  it('a terminal event below what was delivered (the store lost events) ends the sink with an error', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.commit(chunk(1), chunk(2), chunk(3));
+    store.listener!([{ id: 2, event: 'error', data: '{"error":{"code":-32603,"message":"Stream store lost events"}}' }]);
+    expect(String(sink.finished?.error)).toContain('the store has 2 event(s), 3 were delivered');
   });
 });

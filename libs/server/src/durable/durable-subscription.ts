@@ -1,8 +1,13 @@
 import { isTerminalEvent, type DurableStreamEvent } from '@nest-jsonrpc/protocol';
+import { StreamStoreUnavailableError } from '../stream-stores/stream-store-unavailable.js';
 import type { StreamStore } from '../stream-stores/stream-store.js';
+import type { StoreAvailability } from './store-availability.js';
 
 /** Events read from the store per page while catching up. */
 export const REPLAY_PAGE_SIZE = 500;
+
+/** While the store is unreachable, how often a waiting subscription tries to read (its "back" signal cuts it short). */
+export const OUTAGE_POLL_MS = 500;
 
 /** Where a subscription's events go: an SSE response, an async iterator, ... */
 export interface DurableEventSink {
@@ -24,40 +29,67 @@ export interface DurableEventSink {
  *    (ids <= the last delivered are duplicates of the replay and dropped; a jump means events were
  *    missed — committed while not live, or a lost pub/sub message — and they are read back from
  *    the store). Events heard while not live only raise the "latest known" id, so replay keeps
- *    going until it has reached them.
+ *    going until it has reached them. A live subscription that hears nothing for the store's
+ *    `fanOutRecheckMs` reads the store anyway: a lost *last* message has no later one to reveal it.
  *
  * A sink that cannot take more pauses delivery; `resume()` continues from the store, so a slow
  * reader costs no memory here however far it falls behind.
+ *
+ * Store outages: when the store announces it is down (or a read finds it unreachable) the
+ * subscription waits — reading again every OUTAGE_POLL_MS, and at once when the store announces it
+ * is back, which it does only after its fan-out works again — then replays what was committed
+ * meanwhile and goes live, with no gap and no duplicate. If the store stays unreachable for
+ * `outageGraceMs`, the sink is finished with `StreamStoreUnavailableError`: the client gets a
+ * terminal frame and resumes later from its last event id.
  */
 export class DurableSubscription {
   private lastDelivered: number;
   private latestKnown: number;
-  private state: 'starting' | 'replaying' | 'live' | 'paused' | 'closed' = 'starting';
+  private state: 'starting' | 'replaying' | 'live' | 'paused' | 'waiting' | 'closed' = 'starting';
   private unsubscribe: (() => void) | undefined;
+  private offAvailability: (() => void) | undefined;
+  /** Fails the subscription once the store has been unreachable for outageGraceMs. */
+  private graceTimer: NodeJS.Timeout | undefined;
+  private polling = false;
+  /** Set by an outage: the next catch-up checks that the store still holds what was delivered. */
+  private recovering = false;
+  /** While live: reads the store once nothing was heard for the store's `fanOutRecheckMs` (a lost last message). */
+  private recheckTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: StreamStore,
     readonly streamId: string,
     cursor: number,
     private readonly sink: DurableEventSink,
+    private readonly availability?: StoreAvailability,
+    private readonly outageGraceMs = 30_000,
   ) {
     this.lastDelivered = cursor;
     this.latestKnown = cursor;
   }
 
   async start(): Promise<void> {
+    this.offAvailability = this.availability?.onChange((available) => {
+      if (!available && (this.state === 'live' || this.state === 'replaying')) this.wait();
+    });
+    if (await this.subscribeLive()) await this.replay();
+  }
+
+  /** Listens to live events; false when the subscription failed, closed, or waits for the store. */
+  private async subscribeLive(): Promise<boolean> {
     try {
       const unsubscribe = await this.store.subscribe(this.streamId, this.onLive);
       if (this.state === 'closed') {
         unsubscribe();
-        return;
+        return false;
       }
       this.unsubscribe = unsubscribe;
+      return true;
     } catch (error) {
-      this.fail(error);
-      return;
+      if (error instanceof StreamStoreUnavailableError) this.wait();
+      else this.fail(error);
+      return false;
     }
-    await this.replay();
   }
 
   /** The sink can take events again. */
@@ -68,15 +100,68 @@ export class DurableSubscription {
   close(): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.clearGrace();
+    clearTimeout(this.recheckTimer);
+    this.offAvailability?.();
+    this.offAvailability = undefined;
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     unsubscribe?.();
   }
 
+  /**
+   * The store holds fewer events than were delivered: it lost acknowledged writes (a Redis that
+   * restarted without them). Resuming cannot be exact any more: the sink ends with an error, and
+   * a reconnect with the last id it saw is refused (400: beyond the stream's end).
+   */
+  private storeWentBack(has: number): Error {
+    return new Error(`durable stream ${this.streamId}: the store has ${has} event(s), ${this.lastDelivered} were delivered: it lost events`);
+  }
+
+  /** The store is unreachable: wait for it, at most outageGraceMs from now. */
+  private wait(): void {
+    if (this.state === 'closed') return;
+    this.state = 'waiting';
+    this.recovering = true;
+    if (this.graceTimer === undefined) {
+      this.graceTimer = setTimeout(() => {
+        this.graceTimer = undefined;
+        this.fail(new StreamStoreUnavailableError(`unreachable for ${this.outageGraceMs} ms`));
+      }, this.outageGraceMs);
+      this.graceTimer.unref();
+    }
+    if (!this.polling) void this.poll();
+  }
+
+  private clearGrace(): void {
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = undefined;
+    }
+  }
+
+  /** While waiting: read again every OUTAGE_POLL_MS, or as soon as the store is back. */
+  private async poll(): Promise<void> {
+    this.polling = true;
+    try {
+      while (this.state === 'waiting') {
+        await (this.availability?.whenBack(OUTAGE_POLL_MS) ?? new Promise((resolve) => setTimeout(resolve, OUTAGE_POLL_MS)));
+        if (this.state !== 'waiting') return;
+        if (!this.unsubscribe && !(await this.subscribeLive())) continue;
+        await this.replay();
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+
   private readonly onLive = (events: readonly DurableStreamEvent[]): void => {
     if (events.length === 0) return;
-    const last = events[events.length - 1].id;
+    const lastEvent = events[events.length - 1];
+    const last = lastEvent.id;
     if (last > this.latestKnown) this.latestKnown = last;
+    // A stream that ends before events already delivered: its store lost them (see storeWentBack).
+    if (last < this.lastDelivered && isTerminalEvent(lastEvent.event)) return this.fail(this.storeWentBack(last));
     if (this.state !== 'live' || last <= this.lastDelivered) return;
     const first = events[0].id;
     if (first > this.lastDelivered + 1) {
@@ -86,8 +171,26 @@ export class DurableSubscription {
     this.send(first === this.lastDelivered + 1 ? events : events.slice(this.lastDelivered + 1 - first));
   };
 
+  /** Live: the silence before the next re-read of the store starts now (see `StreamStore.fanOutRecheckMs`). */
+  private armRecheck(): void {
+    if (this.recheckTimer !== undefined) {
+      this.recheckTimer.refresh();
+      return;
+    }
+    const ms = this.store.fanOutRecheckMs;
+    if (!ms) return;
+    this.recheckTimer = setTimeout(this.recheck, ms);
+    this.recheckTimer.unref();
+  }
+
+  private readonly recheck = (): void => {
+    // Not live: a catch-up, a pause or an outage reads the store anyway, and goes live (re-arming) after.
+    if (this.state === 'live') void this.replay();
+  };
+
   private send(events: readonly DurableStreamEvent[]): void {
     const last = events[events.length - 1];
+    if (this.state === 'live') this.armRecheck();
     this.lastDelivered = last.id;
     const more = this.sink.deliver(events);
     if (isTerminalEvent(last.event)) {
@@ -113,7 +216,24 @@ export class DurableSubscription {
           if (events.length === REPLAY_PAGE_SIZE) continue;
         }
         if (this.latestKnown <= this.lastDelivered) {
+          // Back from an outage: the store must still hold what was delivered before it.
+          if (this.recovering) {
+            this.recovering = false;
+            const found = await this.store.lookup(this.streamId);
+            if (this.state !== 'replaying') return;
+            if (found.found === 'stream' && found.record.events < this.lastDelivered) throw this.storeWentBack(found.record.events);
+            // Events heard while the lookup was in flight were committed after the read: read again.
+            if (this.latestKnown > this.lastDelivered) continue;
+          }
+          // Caught up. Live only once the store says its fan-out works again; until then, keep polling.
+          if (this.availability && !this.availability.available) {
+            if (this.polling) this.state = 'waiting';
+            else this.wait();
+            return;
+          }
+          this.clearGrace();
           this.state = 'live';
+          this.armRecheck();
           return;
         }
         // Events committed before this read began that it did not return: the stream was deleted under us.
@@ -122,7 +242,8 @@ export class DurableSubscription {
         }
       }
     } catch (error) {
-      this.fail(error);
+      if (error instanceof StreamStoreUnavailableError && this.state === 'replaying') this.wait();
+      else this.fail(error);
     }
   }
 

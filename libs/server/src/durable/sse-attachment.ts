@@ -1,7 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
-import { isTerminalEvent, sseEncoder, SSE_END_FRAME, SSE_KEEP_ALIVE, type DurableStreamEvent } from '@nest-jsonrpc/protocol';
-import { WriteStallTimer } from '../streaming/write-stall.js';
+import {
+  encodeSseEvent,
+  isTerminalEvent,
+  sseEncoder,
+  SSE_END_FRAME,
+  STORE_UNAVAILABLE_EVENT_DATA,
+  type DurableStreamEvent,
+} from '@nest-jsonrpc/protocol';
+import { StreamStoreUnavailableError } from '../stream-stores/stream-store-unavailable.js';
+import { StreamOutput, type KeepAliveClock, type StreamOutputListener } from '../streaming/stream-output.js';
 import type { DurableEventSink, DurableSubscription } from './durable-subscription.js';
 
 /**
@@ -18,26 +26,29 @@ function sseFrames(events: readonly DurableStreamEvent[]): string {
   return isTerminalEvent(events[events.length - 1].event) ? text + SSE_END_FRAME : text;
 }
 
+/** What an attached client gets when the store stays unreachable: a frame without an id (no event of the stream), then `end`. */
+const STORE_UNAVAILABLE_FRAMES = encodeSseEvent(STORE_UNAVAILABLE_EVENT_DATA, { event: 'error' }) + SSE_END_FRAME;
+
 /**
  * One attached `GET <path>/:id` response. Writes each delivered page in one socket write, pauses
  * its subscription while the socket's buffer is full (resumed on `drain`), and ends the response
- * after the terminal event. The client going away only detaches it: the stream runs on.
+ * after the terminal event. The client going away only detaches it: the stream runs on. The
+ * socket side (backpressure, the stalled-reader bound, keep-alive comments) is the live stream
+ * route's own `StreamOutput`.
  */
-export class SseAttachment implements DurableEventSink {
-  /** Keep-alive ticks since something was last written (the `retry:` frame counts). */
-  private idleTicks = 0;
+export class SseAttachment implements DurableEventSink, StreamOutputListener {
   private subscription: DurableSubscription | undefined;
-  private readonly stall: WriteStallTimer;
+  private readonly output: StreamOutput;
 
   constructor(
-    readonly res: ServerResponse,
+    res: ServerResponse,
     private readonly onClosed: (attachment: SseAttachment) => void,
     private readonly onFailed: (error: unknown, streamId: string | undefined) => void,
-    stalledWriteMs = 0,
+    stalledWriteMs: number,
+    keepAlive: KeepAliveClock,
   ) {
-    this.stall = new WriteStallTimer(res, stalledWriteMs);
-    res.on('drain', this.onDrain);
-    res.once('close', this.onClose);
+    this.output = new StreamOutput(res, this, stalledWriteMs, keepAlive);
+    this.output.start();
   }
 
   bind(subscription: DurableSubscription): void {
@@ -45,92 +56,57 @@ export class SseAttachment implements DurableEventSink {
   }
 
   deliver(events: readonly DurableStreamEvent[]): boolean {
-    const res = this.res;
-    if (res.writableEnded || res.destroyed) return false;
-    this.idleTicks = 0;
-    if (res.write(sseFrames(events))) return true;
-    this.stall.blocked();
-    return false;
+    return this.output.open && this.output.write(sseFrames(events));
   }
 
   finish(error?: unknown): void {
-    // On a store failure the response just ends (logged): the client reconnects with Last-Event-ID.
+    // On a store failure the response ends (logged) and the client reconnects with Last-Event-ID.
+    // An unreachable store says so first, in a frame without an id: it is not an event of the stream.
     if (error !== undefined) this.onFailed(error, this.subscription?.streamId);
-    if (!this.res.writableEnded) {
-      this.res.end();
-      this.stall.ended();
-    }
-  }
-
-  /**
-   * Called every keepAliveMs / KEEP_ALIVE_TICKS: a comment frame once nothing has been written for
-   * KEEP_ALIVE_TICKS ticks, so the silence never reaches keepAliveMs (a tick per keepAliveMs
-   * would let it grow to nearly twice that, past a proxy's idle timeout).
-   */
-  keepAlive(): void {
-    if (++this.idleTicks < KEEP_ALIVE_TICKS) return;
-    this.idleTicks = 0;
-    const res = this.res;
-    if (!res.writableEnded && !res.destroyed && res.writableLength === 0) res.write(SSE_KEEP_ALIVE);
+    this.output.end(error instanceof StreamStoreUnavailableError ? STORE_UNAVAILABLE_FRAMES : undefined);
   }
 
   /** Server shutdown: end the response; the client will reconnect (elsewhere) and resume. */
   end(): void {
     this.subscription?.close();
-    if (!this.res.writableEnded) this.res.end();
+    this.output.end();
   }
 
-  private readonly onDrain = (): void => {
-    this.stall.drained();
+  /** `StreamOutput`: the socket took what was waiting. */
+  onDrain(): void {
     this.subscription?.resume();
-  };
+  }
 
-  private readonly onClose = (): void => {
-    this.stall.drained();
-    this.res.off('drain', this.onDrain);
+  /** `StreamOutput`: the response closed. */
+  onClose(): void {
     this.subscription?.close();
     this.onClosed(this);
-  };
+  }
 }
 
-/**
- * Ticks of the shared keep-alive timer per keepAliveMs: an idle response gets its comment between
- * (TICKS - 1) / TICKS and 1 x keepAliveMs after its last write, and one every keepAliveMs after that.
- */
-const KEEP_ALIVE_TICKS = 4;
-
-/** Every attached SSE response of this process, with one shared keep-alive timer for all of them. */
+/** Every attached SSE response of this process. */
 export class SseAttachments {
   private readonly attachments = new Set<SseAttachment>();
-  private readonly timer: NodeJS.Timeout | undefined;
 
   constructor(
-    keepAliveMs: number,
+    private readonly keepAlive: KeepAliveClock,
     private readonly logger: Pick<Logger, 'warn'>,
     /** A reader stalled this long is dropped (`WriteStallTimer`); 0 = never. */
     private readonly stalledWriteMs = 0,
-  ) {
-    if (keepAliveMs > 0) {
-      this.timer = setInterval(() => {
-        for (const attachment of this.attachments) attachment.keepAlive();
-      }, Math.max(1, Math.floor(keepAliveMs / KEEP_ALIVE_TICKS)));
-      this.timer.unref();
-    }
-  }
+  ) {}
 
   get size(): number {
     return this.attachments.size;
   }
 
   open(res: ServerResponse): SseAttachment {
-    const attachment = new SseAttachment(res, this.remove, this.failed, this.stalledWriteMs);
+    const attachment = new SseAttachment(res, this.remove, this.failed, this.stalledWriteMs, this.keepAlive);
     this.attachments.add(attachment);
     return attachment;
   }
 
-  /** Ends every response and stops the timer. */
+  /** Ends every response. */
   close(): void {
-    if (this.timer) clearInterval(this.timer);
     for (const attachment of [...this.attachments]) attachment.end();
     this.attachments.clear();
   }

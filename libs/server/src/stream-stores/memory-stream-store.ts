@@ -15,6 +15,7 @@ import type {
   NewDurableStream,
   PendingDurableEvent,
   StreamStore,
+  StreamStoreHealth,
 } from './stream-store.js';
 
 interface MemoryStream {
@@ -35,6 +36,11 @@ export class MemoryStreamStore implements StreamStore {
   async open(): Promise<void> {}
 
   async close(): Promise<void> {}
+
+  /** Always up: it lives in this process. */
+  async checkHealth(): Promise<StreamStoreHealth> {
+    return { up: true, kind: 'memory', latencyMs: 0 };
+  }
 
   async create(stream: NewDurableStream): Promise<CreateOutcome> {
     const { total, perUser } = stream.limits;

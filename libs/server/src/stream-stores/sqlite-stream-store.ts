@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
@@ -10,6 +10,7 @@ import {
   type DurableTerminalEventName,
 } from '@nest-jsonrpc/protocol';
 import { LocalEventHub } from './local-event-hub.js';
+import { StreamStoreUnavailableError } from './stream-store-unavailable.js';
 import type {
   AppendOutcome,
   DurableStreamRecord,
@@ -19,6 +20,7 @@ import type {
   NewDurableStream,
   PendingDurableEvent,
   StreamStore,
+  StreamStoreHealth,
 } from './stream-store.js';
 
 export interface SqliteStreamStoreOptions {
@@ -29,6 +31,31 @@ export interface SqliteStreamStoreOptions {
    * committed event is in the WAL — but may lose the last commits on a power cut; `FULL` does not.
    */
   synchronous?: 'OFF' | 'NORMAL' | 'FULL';
+  /**
+   * How long a write waits for a lock another process holds on the file (a backup, the sqlite3
+   * shell), in ms; then it fails with SQLITE_BUSY, which the durable layer treats as the store
+   * being unavailable: a start answers -32603, a producer retries its commit. The wait blocks the
+   * event loop (better-sqlite3 is synchronous), hence short. Default 100.
+   */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * SQLite result codes meaning "not now" rather than "never": another process holds a lock, or the
+ * disk is full (or refuses to grow the file), or I/O failed. Extended codes (`SQLITE_IOERR_WRITE`)
+ * start with these.
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL)/;
+
+/** Runs `work`; a "not now" SQLite error becomes `StreamStoreUnavailableError`. */
+function unlessUnavailable<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) throw new StreamStoreUnavailableError(`${code}: ${(error as Error).message}`, { cause: error });
+    throw error;
+  }
 }
 
 export const DEFAULT_SQLITE_FILENAME = './data/durable-streams.sqlite';
@@ -91,6 +118,7 @@ function toRecord(row: StreamRow): DurableStreamRecord {
 export class SqliteStreamStore implements StreamStore {
   readonly filename: string;
   private readonly synchronous: 'OFF' | 'NORMAL' | 'FULL';
+  private readonly busyTimeoutMs: number;
   private readonly hub = new LocalEventHub();
   private db: BetterSqlite3.Database | undefined;
   private statements!: ReturnType<SqliteStreamStore['prepare']>;
@@ -104,6 +132,10 @@ export class SqliteStreamStore implements StreamStore {
     if (!['OFF', 'NORMAL', 'FULL'].includes(this.synchronous)) {
       throw new Error(`SqliteStreamStore: "synchronous" must be OFF, NORMAL or FULL, got ${String(options.synchronous)}`);
     }
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 100;
+    if (!Number.isInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
+      throw new Error(`SqliteStreamStore: "busyTimeoutMs" must be an integer >= 0, got ${String(options.busyTimeoutMs)}`);
+    }
   }
 
   async open(): Promise<void> {
@@ -114,7 +146,7 @@ export class SqliteStreamStore implements StreamStore {
     const db = new Database(this.filename);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${this.synchronous}`);
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     db.exec(SCHEMA);
     this.db = db;
     this.statements = this.prepare(db);
@@ -168,7 +200,7 @@ export class SqliteStreamStore implements StreamStore {
 
   async create(stream: NewDurableStream): Promise<CreateOutcome> {
     this.ensureOpen();
-    return this.createTx(stream);
+    return unlessUnavailable(() => this.createTx(stream));
   }
 
   private createInTransaction(stream: NewDurableStream): CreateOutcome {
@@ -184,7 +216,8 @@ export class SqliteStreamStore implements StreamStore {
 
   async append(id: string, events: PendingDurableEvent[], terminal: boolean, now: number): Promise<AppendOutcome> {
     this.ensureOpen();
-    const outcome = this.appendTx(id, events, terminal, now);
+    // A failed transaction rolled back: retrying the same events is safe (ids are assigned anew).
+    const outcome = unlessUnavailable(() => this.appendTx(id, events, terminal, now));
     // After the commit, never inside it: a subscriber must not see what could still roll back.
     if (outcome.ok && events.length) this.hub.publish(id, events);
     return outcome;
@@ -217,19 +250,21 @@ export class SqliteStreamStore implements StreamStore {
   }
 
   async lookup(id: string): Promise<LookupOutcome> {
-    const row = this.stmts.get.get(id) as StreamRow | undefined;
-    if (row) return { found: 'stream', record: toRecord(row) };
-    const tombstone = this.statements.tombstone.get(id) as { owner: string | null } | undefined;
-    return tombstone ? { found: 'expired', owner: tombstone.owner } : { found: 'none' };
+    return unlessUnavailable(() => {
+      const row = this.stmts.get.get(id) as StreamRow | undefined;
+      if (row) return { found: 'stream', record: toRecord(row) };
+      const tombstone = this.statements.tombstone.get(id) as { owner: string | null } | undefined;
+      return tombstone ? { found: 'expired', owner: tombstone.owner } : { found: 'none' };
+    });
   }
 
   async read(id: string, after: number, limit: number): Promise<DurableStreamEvent[]> {
-    return this.stmts.read.all(id, after, limit) as DurableStreamEvent[];
+    return unlessUnavailable(() => this.stmts.read.all(id, after, limit) as DurableStreamEvent[]);
   }
 
   async list(owner: string, status: DurableStreamStatus | undefined, limit: number): Promise<DurableStreamRecord[]> {
     const s = this.stmts;
-    const rows = (status === undefined ? s.list.all(owner, limit) : s.listByStatus.all(owner, status, limit)) as StreamRow[];
+    const rows = unlessUnavailable(() => (status === undefined ? s.list.all(owner, limit) : s.listByStatus.all(owner, status, limit)) as StreamRow[]);
     return rows.map(toRecord);
   }
 
@@ -243,7 +278,7 @@ export class SqliteStreamStore implements StreamStore {
 
   async recoverInterrupted(localRunning: ReadonlySet<string>, now: number): Promise<string[]> {
     const recovered: string[] = [];
-    for (const id of this.stmts.running.all() as string[]) {
+    for (const id of unlessUnavailable(() => this.stmts.running.all() as string[])) {
       if (localRunning.has(id)) continue;
       const outcome = await this.append(id, [{ id: 0, event: 'error', data: INTERRUPTED_EVENT_DATA }], true, now);
       if (outcome.ok) recovered.push(id);
@@ -253,7 +288,26 @@ export class SqliteStreamStore implements StreamStore {
 
   async sweep(expiredBefore: number, forgetBefore: number): Promise<number> {
     this.ensureOpen();
-    return this.sweepTx(expiredBefore, forgetBefore);
+    return unlessUnavailable(() => this.sweepTx(expiredBefore, forgetBefore));
+  }
+
+  /** Takes the write lock and lets it go (another process holding it: down), and looks for free space. */
+  async checkHealth(): Promise<StreamStoreHealth> {
+    const started = performance.now();
+    const down = (detail: string): StreamStoreHealth => ({ up: false, kind: 'sqlite', latencyMs: performance.now() - started, detail });
+    const db = this.db;
+    if (!db) return down('not open');
+    try {
+      unlessUnavailable(() => db.exec('BEGIN IMMEDIATE; ROLLBACK'));
+      if (this.filename !== ':memory:') {
+        accessSync(this.filename, fsConstants.W_OK);
+        const fs = statfsSync(dirname(this.filename));
+        if (fs.bavail * fs.bsize === 0) return down(`no space left on ${dirname(this.filename)}`);
+      }
+      return { up: true, kind: 'sqlite', latencyMs: performance.now() - started, detail: this.filename };
+    } catch (error) {
+      return down(error instanceof Error ? error.message : String(error));
+    }
   }
 
   private sweepInTransaction(expiredBefore: number, forgetBefore: number): number {

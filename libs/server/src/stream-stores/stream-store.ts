@@ -47,6 +47,18 @@ export type LookupOutcome =
   | { found: 'expired'; owner: string | null }
   | { found: 'none' };
 
+/** What a store's health probe found (`checkHealth`), for readiness and health endpoints. */
+export interface StreamStoreHealth {
+  /** The store answered the probe. */
+  up: boolean;
+  /** `redis`, `redis-cluster`, `sqlite`, `memory`, or your store's word. */
+  kind: string;
+  /** How long the probe took, in ms. */
+  latencyMs: number;
+  /** Why it is down (or what was probed), for humans. */
+  detail?: string;
+}
+
 /**
  * Where durable streams live. Rules every implementation keeps:
  * - `append` assigns ids (last id + 1, from 1) and commits atomically, and only while the stream is
@@ -57,6 +69,11 @@ export type LookupOutcome =
  *   a gap by id and read it back from the store.
  * - `onCancel` listeners hear of every stream cancelled through `cancel`, on every instance that
  *   shares the store, so the instance running the producer can abort it.
+ * - a store that cannot be reached throws `StreamStoreUnavailableError`, at once while it knows
+ *   it is down rather than waiting for it to come back. After `append` threw it, the same
+ *   `events` array may be passed to `append` again (the runner retries until the store is back):
+ *   a store whose commit may have happened without its answer arriving (a network store) must
+ *   apply that batch at most once.
  */
 export interface StreamStore {
   /** Opens connections/files and creates the schema. Called once at application bootstrap. */
@@ -88,4 +105,21 @@ export interface StreamStore {
    * tombstone (for 410 answers) until `forgetBefore`. Returns how many streams were deleted.
    */
   sweep(expiredBefore: number, forgetBefore: number): Promise<number>;
+
+  /**
+   * Optional: tells when the store becomes unreachable (`false`) and when it is back (`true`).
+   * After `true`, fan-out works again but may have missed commits made meanwhile: subscribers
+   * re-read from the store. Stores without it are judged by their operations' errors alone.
+   */
+  onAvailability?(listener: (available: boolean) => void): () => void;
+  /**
+   * Optional, for a fan-out that can lose a message with no later one to reveal the gap (the last
+   * events of a stream; a Redis Cluster's pub/sub connection moving to another node, which
+   * resubscribes without announcing an outage): a live subscription that has heard nothing for
+   * this many ms reads the store after what it delivered. Unset or 0: never (an in-process
+   * fan-out, which loses nothing).
+   */
+  readonly fanOutRecheckMs?: number;
+  /** Optional: probes the store (a PING, a write to the file) for health checks. Never throws. */
+  checkHealth?(): Promise<StreamStoreHealth>;
 }

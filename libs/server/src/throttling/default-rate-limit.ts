@@ -1,4 +1,4 @@
-import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 
 /**
@@ -8,10 +8,10 @@ import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
  */
 export function effectiveRateLimit(
   own: RpcRateLimitOptions | undefined,
-  options: Pick<ResolvedJsonRpcOptions, 'rateLimit'>,
+  moduleDefault: ResolvedJsonRpcOptions['rateLimit'],
   skipped: boolean,
 ): Readonly<RpcRateLimitOptions> | undefined {
   if (skipped) return undefined;
-  const limit = own ?? options.rateLimit;
+  const limit = own ?? moduleDefault;
   return limit && Object.freeze({ ...limit });
 }

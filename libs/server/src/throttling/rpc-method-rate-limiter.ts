@@ -1,13 +1,41 @@
+import type { Logger } from '@nestjs/common';
 import type { ThrottlerGenerateKeyFunction, ThrottlerGetTrackerFunction, ThrottlerOptions } from '@nestjs/throttler';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import type { FastifyRequest } from 'fastify';
-import type { RpcLimitScope, RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
+import type { RpcLimitScope, RpcRateLimitOptions } from '../decorators/rpc-rate-limit.js';
 import type { RpcContext } from '../context/rpc-context.js';
 import { callerUserId } from '../context/caller-identity.js';
 import type { UserIdResolver } from '../options/json-rpc-options.js';
+import { RpcInternalErrorException } from '../errors/rpc-exceptions.js';
 import type { RpcRateLimitBypass } from './rate-limit-bypass.js';
-import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler.storage.js';
-import { rateLimitExceeded, type RpcThrottlerGuard } from './rpc-throttler.guard.js';
+import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler-storage.js';
+import { RateLimitStoreUnavailableError } from './rpc-redis-throttler-storage.js';
+import { rateLimitExceeded, type RpcLimitCounter } from './rpc-throttler-guard.js';
+
+/**
+ * Whether the shared counters are reachable, as limited calls find them: one warning when calls
+ * start meeting an unreachable store (saying what happens to them meanwhile), one line when
+ * counting works again — not a line per call.
+ */
+export class RateLimitStoreOutage {
+  private failing = false;
+
+  constructor(private readonly logger: Pick<Logger, 'warn' | 'log'>) {}
+
+  failed(error: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.logger.warn(
+      `Rate limits cannot be counted (${error instanceof Error ? error.message : String(error)}): calls of limits with ` +
+        `onStoreError 'allow' run uncounted, those with 'deny' are refused, until the store is back`,
+    );
+  }
+
+  succeeded(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.logger.log('Rate limits are counted again');
+  }
+}
 
 /** The throttler name `@RpcRateLimit` counts under; `@SkipThrottle({ rpc: true })` lifts it. */
 export const RPC_THROTTLER_NAME = 'rpc';
@@ -21,7 +49,7 @@ function trackerFor(scope: RpcLimitScope, userIdResolver: UserIdResolver | undef
     case 'user':
       // Anonymous callers of a per-user limit share one counter per IP rather than one for everyone.
       return (req) => {
-        const id = callerUserId(req as FastifyRequest, userIdResolver);
+        const id = callerUserId(req, userIdResolver);
         return id === undefined ? `ip:${String(req.ip)}` : `user:${id}`;
       };
     default:
@@ -47,12 +75,15 @@ export class RpcMethodRateLimiter {
   constructor(
     private readonly method: string,
     readonly options: Readonly<RpcRateLimitOptions>,
-    private readonly guard: RpcThrottlerGuard,
+    private readonly guard: RpcLimitCounter,
     storage: unknown,
     private readonly bypass: RpcRateLimitBypass | undefined,
     userIdResolver: UserIdResolver | undefined,
     private readonly classRef: object,
     private readonly handler: (...args: unknown[]) => unknown,
+    /** `'allow'` or `'deny'` when the counters cannot be reached (this limit's, else the module's). */
+    private readonly onStoreError: 'allow' | 'deny' = 'allow',
+    private readonly outage?: RateLimitStoreOutage,
   ) {
     this.ttl = options.interval * 1000;
     this.blockDuration = (options.blockDuration ?? 0) * 1000;
@@ -92,6 +123,24 @@ export class RpcMethodRateLimiter {
   }
 
   private count(ctx: RpcContext): Promise<boolean> {
+    return this.consumeShared(ctx).then(
+      (allowed) => {
+        this.outage?.succeeded();
+        return allowed;
+      },
+      (error: unknown) => {
+        if (!(error instanceof RateLimitStoreUnavailableError)) {
+          this.outage?.succeeded();
+          throw error;
+        }
+        this.outage?.failed(error);
+        if (this.onStoreError === 'allow') return true;
+        throw new RpcInternalErrorException('Rate limit store unavailable', { cause: error });
+      },
+    );
+  }
+
+  private consumeShared(ctx: RpcContext): Promise<boolean> {
     const exchange = ctx.exchange;
     const context = new ExecutionContextHost([exchange.request, exchange.reply, ctx], this.classRef as never, this.handler);
     return this.guard.consume({

@@ -1,15 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.js';
 import { findAppProvider } from '../options/app-providers.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { RedisConnections } from '../redis/redis-connections.js';
 import { RPC_RATE_LIMIT_BYPASS, type RpcRateLimitBypass } from './rate-limit-bypass.js';
-import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler.storage.js';
-import { RpcMethodRateLimiter } from './rpc-method-rate-limiter.js';
-import { RpcRedisThrottlerStorage } from './rpc-redis-throttler.storage.js';
-import { RpcThrottlerGuard } from './rpc-throttler.guard.js';
+import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler-storage.js';
+import { RateLimitStoreOutage, RpcMethodRateLimiter } from './rpc-method-rate-limiter.js';
+import { RpcRedisThrottlerStorage } from './rpc-redis-throttler-storage.js';
+import { RpcLimitCounter } from './rpc-throttler-guard.js';
 
 /**
  * Where `@RpcRateLimit` counters live, decided once, and each method's limiter built on it:
@@ -20,18 +21,31 @@ import { RpcThrottlerGuard } from './rpc-throttler.guard.js';
 @Injectable()
 export class RpcRateLimiters {
   private storageRef: ThrottlerStorage | undefined;
-  private guardRef: RpcThrottlerGuard | undefined;
+  private guardRef: RpcLimitCounter | undefined;
   private bypassRef: RpcRateLimitBypass | null | undefined;
+  private readonly outage = new RateLimitStoreOutage(new Logger('JsonRpc'));
 
   constructor(
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.security) private readonly security: ResolvedJsonRpcOptions['security'],
+    @Inject(OPTIONS_SECTION.rateLimitOnStoreError) private readonly onStoreError: ResolvedJsonRpcOptions['rateLimitOnStoreError'],
     private readonly moduleRef: ModuleRef,
     private readonly redis: RedisConnections,
   ) {}
 
   /** The limiter of one `@RpcRateLimit` method. */
   limiterFor(method: string, limit: Readonly<RpcRateLimitOptions>, classRef: object, handler: (...args: unknown[]) => unknown): RpcMethodRateLimiter {
-    return new RpcMethodRateLimiter(method, limit, this.guard, this.storage, this.bypass, this.options.security.userIdResolver, classRef, handler);
+    return new RpcMethodRateLimiter(
+      method,
+      limit,
+      this.guard,
+      this.storage,
+      this.bypass,
+      this.security.userIdResolver,
+      classRef,
+      handler,
+      limit.onStoreError ?? this.onStoreError,
+      this.outage,
+    );
   }
 
   get storage(): ThrottlerStorage {
@@ -41,9 +55,9 @@ export class RpcRateLimiters {
     return (this.storageRef = findAppProvider<ThrottlerStorage>(this.moduleRef, ThrottlerStorage) ?? new RpcMemoryThrottlerStorage());
   }
 
-  /** The throttler guard instance that runs `@RpcRateLimit` on the chosen storage. */
-  get guard(): RpcThrottlerGuard {
-    return (this.guardRef ??= RpcThrottlerGuard.forRpcLimits(this.storage));
+  /** The throttler guard that runs `@RpcRateLimit` on the chosen storage. */
+  get guard(): RpcLimitCounter {
+    return (this.guardRef ??= new RpcLimitCounter(this.storage));
   }
 
   /** The app's `RPC_RATE_LIMIT_BYPASS` provider, if any. */

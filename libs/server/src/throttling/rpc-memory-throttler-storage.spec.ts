@@ -1,4 +1,4 @@
-import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler.storage.js';
+import { RpcMemoryThrottlerStorage } from './rpc-memory-throttler-storage.js';
 
 describe('RpcMemoryThrottlerStorage', () => {
   it('counts a fixed window and reports the time left', () => {

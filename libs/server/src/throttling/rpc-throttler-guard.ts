@@ -21,24 +21,13 @@ export function rateLimitExceeded(method: string, retryAfterSeconds: number): Rp
  * stock guard, so one `APP_GUARD` serves both the app's HTTP routes and its RPC methods, honouring
  * `@Throttle` and `@SkipThrottle` per call.
  *
- * The module also uses one instance internally to run `@RpcRateLimit` as a direct step of the
- * call path (`handleRequest` for each precomputed throttler, no Observable chain).
+ * An extension point like the throttler's own guard: an app subclasses it (`getTracker`,
+ * `shouldSkip`, `throwThrottlingException`…) and registers the subclass as its `APP_GUARD`
+ * (test/security/rate-limit.e2e-spec.ts). `@RpcRateLimit` does not run through the app's guard:
+ * the module counts it with its own `RpcLimitCounter` below.
  */
 @Injectable()
 export class RpcThrottlerGuard extends ThrottlerGuard {
-  /** An instance for the module's own `@RpcRateLimit` step, on the given storage. */
-  static forRpcLimits(storage: ThrottlerStorage): RpcThrottlerGuard {
-    const guard = new RpcThrottlerGuard({ throttlers: [] }, storage, new Reflector());
-    guard.throttlers = [];
-    guard.commonOptions = {};
-    return guard;
-  }
-
-  /** One throttler check for one call; throws when the call is over the limit. */
-  consume(request: ThrottlerRequest): Promise<boolean> {
-    return this.handleRequest(request);
-  }
-
   protected override getRequestResponse(context: ExecutionContext): { req: Record<string, any>; res: Record<string, any> } {
     const rpc = getRpcContext(context);
     return rpc ? { req: rpc.request, res: NO_HEADERS } : super.getRequestResponse(context);
@@ -53,5 +42,22 @@ export class RpcThrottlerGuard extends ThrottlerGuard {
     const rpc = getRpcContext(context);
     if (!rpc) return super.throwThrottlingException(context, detail);
     throw rateLimitExceeded(rpc.method, detail.timeToBlockExpire);
+  }
+}
+
+/**
+ * The module's own instance, which runs `@RpcRateLimit` as a direct step of the call path
+ * (`handleRequest` for each precomputed throttler, no Observable chain) on the chosen storage.
+ */
+export class RpcLimitCounter extends RpcThrottlerGuard {
+  constructor(storage: ThrottlerStorage) {
+    super({ throttlers: [] }, storage, new Reflector());
+    this.throttlers = [];
+    this.commonOptions = {};
+  }
+
+  /** One throttler check for one call; throws when the call is over the limit. */
+  consume(request: ThrottlerRequest): Promise<boolean> {
+    return this.handleRequest(request);
   }
 }

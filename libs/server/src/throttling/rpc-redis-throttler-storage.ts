@@ -1,12 +1,20 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import { RpcInternalErrorException } from '../errors/rpc-exceptions.js';
-import type { Redis } from 'ioredis';
-import type { ThrottlerStorageRecordLike } from './rpc-memory-throttler.storage.js';
+import type { Cluster, Redis } from 'ioredis';
+import type { ThrottlerStorageRecordLike } from './rpc-memory-throttler-storage.js';
+
+/** The counters could not be reached (Redis down or reconnecting): the limit's `onStoreError` decides. */
+export class RateLimitStoreUnavailableError extends Error {
+  constructor(options: { cause: unknown }) {
+    super(`Rate limit store unavailable: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
+    this.name = 'RateLimitStoreUnavailableError';
+  }
+}
 
 /**
  * Fixed window plus optional block, atomically in Redis (one round trip per call), so every
  * instance of the app counts against the same window and a limit cannot be dodged by switching
- * instance. Returns [hits, windowTtlMs, blocked(0|1), blockTtlMs].
+ * instance. Returns [hits, windowTtlMs, blocked(0|1), blockTtlMs]. Both keys carry the same Redis
+ * Cluster hash tag (see `increment`), so the script never crosses slots.
  */
 const INCREMENT_SCRIPT = `
 local blockTtl = redis.call('PTTL', KEYS[2])
@@ -31,7 +39,7 @@ return {hits, ttl, 1, ttl}
 `;
 
 type IncrementReply = [number, number, number, number];
-type RedisWithIncrement = Redis & {
+type RedisWithIncrement = (Redis | Cluster) & {
   rpcThrottlerIncrement(hitsKey: string, blockKey: string, ttl: number, limit: number, block: number): Promise<IncrementReply>;
 };
 
@@ -44,7 +52,7 @@ export class RpcRedisThrottlerStorage implements ThrottlerStorage {
   private readonly redis: RedisWithIncrement;
 
   constructor(
-    redis: Redis,
+    redis: Redis | Cluster,
     private readonly keyPrefix: string,
   ) {
     redis.defineCommand('rpcThrottlerIncrement', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
@@ -52,14 +60,16 @@ export class RpcRedisThrottlerStorage implements ThrottlerStorage {
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, _throttlerName?: string): Promise<ThrottlerStorageRecordLike> {
-    const hitsKey = `${this.keyPrefix}rl:${key}`;
+    // `{<key>}`: a hash tag. Both keys share everything up to the first `}` after it, so they
+    // hash to the same slot whatever the key contains.
+    const hitsKey = `${this.keyPrefix}rl:{${key}}`;
     let reply: IncrementReply;
     try {
       reply = await this.redis.rpcThrottlerIncrement(hitsKey, `${hitsKey}:blocked`, ttl, limit, blockDuration);
     } catch (error) {
-      // Redis unreachable: the call is refused (a limit that cannot be counted is not lifted). The
-      // outage is logged by the client's error listener, not once per refused call with a stack.
-      throw new RpcInternalErrorException('Internal error', { cause: error });
+      // Redis unreachable: the limit's `onStoreError` decides (RpcMethodRateLimiter). The outage
+      // is logged by the connection's listeners, not once per call.
+      throw new RateLimitStoreUnavailableError({ cause: error });
     }
     const [hits, ttlMs, blocked, blockMs] = reply;
     return {
