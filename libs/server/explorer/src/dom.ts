@@ -8,7 +8,7 @@ export interface Props {
   class?: string;
   id?: string;
   attrs?: Record<string, string | undefined>;
-  on?: Partial<Record<'click' | 'input' | 'change' | 'submit', (event: Event) => void>>;
+  on?: Partial<Record<keyof HTMLElementEventMap, (event: Event) => void>>;
 }
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
@@ -32,6 +32,11 @@ export function clear(element: Element): void {
   element.replaceChildren();
 }
 
+/** A `type="button"` button (never a form submit). */
+export function button(label: Child, onClick: () => void, props: Props = {}): HTMLButtonElement {
+  return h('button', { ...props, attrs: { type: 'button', ...props.attrs }, on: { ...props.on, click: () => onClick() } }, label);
+}
+
 /** JSON for display: pretty, and never throws (a cycle or a BigInt shows as a note). */
 export function pretty(value: unknown): string {
   if (value === undefined) return '';
@@ -40,4 +45,11 @@ export function pretty(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** A message of anything thrown (JsonRpcError: `code message`). */
+export function describeError(error: unknown): string {
+  const e = error as { code?: number; message?: string } | null;
+  if (e && typeof e.code === 'number') return `${e.code} ${e.message ?? ''}`.trim();
+  return e?.message ?? String(error);
 }

@@ -1,15 +1,17 @@
-import { append, clear, h, pretty } from './dom.js';
-import { parseHeaderLines, postJson, renderExchange, renderFailure } from './exchange.js';
-import { methodsByTag, resolveSchema, rpcUrlOf, type ExplorerDocument, type ExplorerMethod } from './openrpc-view.js';
-import { ParamsForm } from './params-form.js';
-import { paramsValidator, type FieldError } from './params-validator.js';
-import { durableStreamPanel, liveStreamPanel } from './stream-panels.js';
+import { BatchView } from './batch-view.js';
+import type { BatchEntry, ExplorerContext, RequestHeaders } from './context.js';
+import { button, clear, h } from './dom.js';
+import { parseBody, parseHeaderLines } from './exchange.js';
+import { markdown } from './markdown.js';
+import { MethodView } from './method-view.js';
+import { methodsByTag, rpcUrlOf, signInMethodOf, streamsPathOf, type ExplorerDocument, type ExplorerMethod } from './openrpc-view.js';
+import type { ParamsDraft } from './params-form.js';
+import { loadSession, saveSession, signInHeaderValue, signInLabel, withHeaderLine, type ExplorerSession } from './session.js';
+import { StreamsView } from './streams-view.js';
 
-interface BatchEntry {
-  method: string;
-  params: unknown;
-  notification: boolean;
-}
+/** Hash routes of the two panels that are not methods (`!` never starts a method name in practice). */
+const BATCH_ROUTE = '!batch';
+const STREAMS_ROUTE = '!streams';
 
 /** Where the document is: `?document=`, else `<meta name="openrpc-document">`, else `openrpc.json` next to the page. */
 function documentUrl(): string {
@@ -20,207 +22,353 @@ function documentUrl(): string {
   return url.href;
 }
 
-class Explorer {
-  private readonly headersInput = h('textarea', { id: 'headers', attrs: { rows: '2', spellcheck: 'false', placeholder: 'Authorization: Bearer …', 'aria-label': 'Request headers' } });
-  private readonly headerProblems = h('ul', { class: 'errors', id: 'header-errors' });
-  private readonly nav = h('nav', { id: 'methods' });
-  private readonly main = h('main', { id: 'method' });
-  private readonly batch: BatchEntry[] = [];
-  private readonly batchList = h('ol', { id: 'batch-list' });
-  private readonly batchOutput = h('div', { id: 'batch-output', class: 'exchange' });
-  private readonly batchSend = h('button', { id: 'batch-send', attrs: { type: 'button', disabled: '' }, on: { click: () => void this.sendBatch() } }, 'Send batch');
-  private readonly rpcUrl: string;
+/** The document was refused or unreadable: what the server said, body included. */
+class DocumentError extends Error {
+  constructor(message: string, readonly body?: string) {
+    super(message);
+  }
+}
 
-  /** `headerLines`: what the headers box held when the document was (re)loaded with them. */
-  constructor(
-    private readonly doc: ExplorerDocument,
-    headerLines = '',
-  ) {
-    this.headersInput.value = headerLines;
-    this.rpcUrl = rpcUrlOf(doc, location.origin);
-    // The document lists what its caller may call: reading it again with the typed headers shows
-    // the methods those credentials open.
-    const reload = h('button', { id: 'reload-document', attrs: { type: 'button' }, on: { click: () => void this.reload() } }, 'Reload the description with these headers');
-    const filter = h('input', { id: 'filter', attrs: { type: 'search', placeholder: 'Filter methods', 'aria-label': 'Filter methods' }, on: { input: () => this.filter(filter.value) } });
+/** The OpenRPC document, asked for with `headers` (it lists what that caller may call). */
+async function loadDocument(headers: Headers): Promise<ExplorerDocument> {
+  const sent = new Headers(headers);
+  sent.set('accept', 'application/json');
+  const res = await fetch(documentUrl(), { headers: sent });
+  const text = await res.text();
+  if (!res.ok) {
+    const { value, raw } = parseBody(text);
+    const error = (value as { error?: { code?: number; message?: string } } | undefined)?.error;
+    const reason = error?.message ? ` (${[error.code, error.message].filter((part) => part !== undefined).join(' ')})` : '';
+    throw new DocumentError(`The OpenRPC document answered HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}${reason}`, raw ?? (value === undefined ? undefined : JSON.stringify(value, null, 2)));
+  }
+  const { value: doc } = parseBody(text) as { value?: ExplorerDocument };
+  if (!doc || !Array.isArray(doc.methods) || typeof doc.info?.title !== 'string') throw new DocumentError('Not an OpenRPC document', text.slice(0, 2000));
+  return doc;
+}
+
+interface View {
+  readonly element: HTMLElement;
+  close(): void;
+  draft?(): ParamsDraft | undefined;
+}
+
+class Explorer {
+  private doc!: ExplorerDocument;
+  private ctx!: ExplorerContext;
+  private view: View | undefined;
+  private viewRoute: string | undefined;
+  /** The route last shown, kept across re-renders (`viewRoute` is reset to force one). */
+  private shownRoute: string | undefined;
+  private readonly drafts = new Map<string, ParamsDraft>();
+  private readonly batch: BatchEntry[] = [];
+  private session: ExplorerSession;
+  private remember: boolean;
+
+  private readonly headersInput = h('textarea', { id: 'headers', attrs: { rows: '3', spellcheck: 'false', autocomplete: 'off', placeholder: 'Authorization: Bearer …', 'aria-describedby': 'header-errors' } });
+  private readonly headerProblems = h('ul', { class: 'errors', id: 'header-errors' });
+  private readonly rememberBox = h('input', { id: 'remember-headers', attrs: { type: 'checkbox' } });
+  private readonly documentError = h('div', { id: 'document-error', class: 'document-error', attrs: { role: 'alert' } });
+  private readonly headersPanel: HTMLElement;
+  private readonly headersToggle: HTMLButtonElement;
+  private readonly menuButton: HTMLButtonElement;
+  private readonly title = h('h1', {});
+  private readonly info = h('div', { id: 'api-info', class: 'api-info' });
+  private readonly nav = h('nav', { id: 'methods', attrs: { 'aria-label': 'Methods' } });
+  private readonly filterInput: HTMLInputElement;
+  private readonly main = h('main', { id: 'main', attrs: { tabindex: '-1' } });
+  private readonly batchLink = h('a', { id: 'open-batch', class: 'top-link', attrs: { href: `#${BATCH_ROUTE}` } });
+  private readonly streamsLink = h('a', { id: 'open-streams', class: 'top-link', attrs: { href: `#${STREAMS_ROUTE}` } }, 'Streams');
+  private readonly auth = h('div', { id: 'auth', class: 'auth' });
+
+  constructor() {
+    const loaded = loadSession();
+    this.session = loaded.session;
+    this.remember = loaded.remember;
+    this.headersInput.value = this.session.headers;
+    this.rememberBox.checked = this.remember;
+    this.headersInput.addEventListener('input', () => this.headersEdited());
+    this.rememberBox.addEventListener('change', () => {
+      this.remember = this.rememberBox.checked;
+      saveSession(this.session, this.remember);
+    });
+    this.headersToggle = button('Headers', () => this.showHeaders(this.headersPanel.hidden), { id: 'headers-toggle', attrs: { 'aria-controls': 'headers-panel', 'aria-expanded': 'false' } });
+    this.menuButton = button('☰ Methods', () => this.drawer(!document.body.classList.contains('drawer-open')), { id: 'menu', class: 'menu', attrs: { 'aria-controls': 'sidebar', 'aria-expanded': 'false' } });
+    this.headersPanel = h(
+      'section',
+      { id: 'headers-panel', class: 'headers-panel', attrs: { 'aria-label': 'Request headers' } },
+      h('label', { attrs: { for: 'headers' } }, 'Headers sent with every request, one "Name: value" per line'),
+      this.headersInput,
+      this.headerProblems,
+      h('div', { class: 'actions compact' },
+        h('label', { class: 'check' }, this.rememberBox, ' Remember on this device'),
+        button('Reload the description with these headers', () => void this.reload(), { id: 'reload-document', class: 'primary' }),
+      ),
+      h('p', { class: 'hint' }, 'Kept for this tab (sessionStorage); "Remember on this device" keeps them in localStorage. The description lists what these credentials may call.'),
+    );
+    this.headersPanel.hidden = true;
+    this.filterInput = h('input', { id: 'filter', attrs: { type: 'search', placeholder: 'Filter methods', 'aria-label': 'Filter methods' }, on: { input: () => this.filter() } });
     document.body.replaceChildren(
       h(
         'header',
-        {},
-        h('h1', {}, doc.info.title, ' ', h('span', { class: 'version' }, doc.info.version)),
-        doc.info.description ? h('p', { class: 'muted' }, doc.info.description) : null,
-        h('p', { class: 'muted' }, 'Endpoint ', h('code', {}, this.rpcUrl), ` · OpenRPC ${doc.openrpc}`),
-        h('label', { attrs: { for: 'headers' } }, 'Headers sent with every request (one "Name: value" per line)'),
-        this.headersInput,
-        this.headerProblems,
-        reload,
+        { class: 'topbar' },
+        this.menuButton,
+        h('div', { class: 'brand' }, this.title),
+        h('div', { class: 'top-actions' }, this.streamsLink, this.batchLink, this.auth, this.headersToggle),
       ),
-      h('div', { class: 'layout' }, h('aside', {}, filter, this.nav, h('section', { class: 'batch' }, h('h3', {}, 'Batch'), this.batchList, this.batchSend, this.batchOutput)), this.main),
+      this.headersPanel,
+      this.documentError,
+      h('div', { class: 'layout' }, h('aside', { id: 'sidebar' }, this.info, this.filterInput, this.nav), this.main),
+      h('div', { id: 'backdrop', class: 'backdrop', on: { click: () => this.drawer(false) } }),
     );
+    window.addEventListener('hashchange', () => this.route());
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') this.drawer(false);
+    });
+  }
+
+  /** Reads the document (with the remembered headers) and shows the page; a refusal is shown with the server's reason. */
+  async boot(): Promise<void> {
+    const headers = parseHeaderLines(this.session.headers).headers;
+    try {
+      this.setDocument(await loadDocument(headers));
+    } catch (error) {
+      if (this.session.headers.trim() === '') throw error;
+      // The remembered credentials are refused (an expired token): show why, and the anonymous description.
+      this.setDocument(await loadDocument(new Headers()));
+      this.showDocumentError(error, 'with the remembered headers; showing what an anonymous caller sees');
+      this.showHeaders(true);
+    }
+  }
+
+  private setDocument(doc: ExplorerDocument): void {
+    this.doc = doc;
+    const rpcUrl = rpcUrlOf(doc, location.origin);
+    const streamsPath = streamsPathOf(doc);
+    this.ctx = {
+      doc,
+      rpcUrl,
+      streamsUrl: streamsPath ? new URL(streamsPath, location.origin).href : undefined,
+      requestHeaders: () => this.requestHeaders(),
+      batch: this.batch,
+      batchChanged: () => this.renderBatchLink(),
+      signIn: (method, token, params) => void this.signIn(method, token, params),
+    };
+    document.title = `${doc.info.title} · JSON-RPC explorer`;
+    this.title.replaceChildren(doc.info.title, ' ', h('span', { class: 'version' }, doc.info.version));
+    this.info.replaceChildren(
+      h('p', { class: 'muted endpoint' }, 'Endpoint ', h('code', {}, rpcUrl), ` · OpenRPC ${doc.openrpc}`),
+      doc.info.description ? h('div', { class: 'muted markdown' }, markdown(doc.info.description)) : '',
+    );
+    this.streamsLink.hidden = streamsPath === undefined;
+    this.renderBatchLink();
+    this.renderAuth();
     this.renderNav();
-    const first = doc.methods[0];
-    if (first) this.select(first);
-    else this.main.append(h('p', {}, 'No methods are visible to this caller.'));
+    this.viewRoute = undefined;
+    this.route();
+  }
+
+  private renderBatchLink(): void {
+    this.batchLink.textContent = `Batch (${this.batch.length})`;
   }
 
   private renderNav(): void {
+    clear(this.nav);
+    if (this.doc.methods.length === 0) this.nav.append(h('p', { class: 'muted' }, 'No methods are visible to this caller.'));
     for (const [tag, methods] of methodsByTag(this.doc.methods)) {
       this.nav.append(
         h(
           'section',
           { attrs: { 'data-tag': tag } },
           h('h2', {}, tag),
-          h('ul', {}, ...methods.map((m) => h('li', {}, h('a', { attrs: { href: `#${encodeURIComponent(m.name)}`, 'data-method': m.name }, on: { click: (e) => { e.preventDefault(); this.select(m); } } }, m.name, m.deprecated ? h('span', { class: 'badge' }, 'deprecated') : null, m['x-stream'] ? h('span', { class: 'badge' }, m['x-stream'].durable ? 'durable' : 'stream') : null)))),
+          h(
+            'ul',
+            {},
+            ...methods.map((m) =>
+              h(
+                'li',
+                {},
+                h(
+                  'a',
+                  { attrs: { href: `#${encodeURIComponent(m.name)}`, 'data-method': m.name } },
+                  m.name,
+                  m.deprecated ? h('span', { class: 'badge' }, 'deprecated') : null,
+                  m['x-stream'] ? h('span', { class: 'badge' }, m['x-stream'].durable ? 'durable' : 'stream') : null,
+                ),
+              ),
+            ),
+          ),
         ),
       );
     }
+    this.filter();
   }
 
-  private async reload(): Promise<void> {
-    const headers = this.headers();
-    if (headers === undefined) return;
-    try {
-      const doc = await loadDocument(headers);
-      new Explorer(doc, this.headersInput.value);
-      document.body.dataset.reloaded = String(Number(document.body.dataset.reloaded ?? '0') + 1);
-    } catch (error) {
-      this.headerProblems.append(h('li', {}, `Could not reload the API description: ${(error as Error).message}`));
+  private filter(): void {
+    const needle = this.filterInput.value.trim().toLowerCase();
+    for (const section of this.nav.querySelectorAll<HTMLElement>('section[data-tag]')) {
+      let shown = 0;
+      for (const link of section.querySelectorAll<HTMLElement>('[data-method]')) {
+        const hidden = needle !== '' && !link.dataset.method!.toLowerCase().includes(needle);
+        link.parentElement!.hidden = hidden;
+        if (!hidden) shown++;
+      }
+      section.hidden = shown === 0;
     }
   }
 
-  private filter(text: string): void {
-    const needle = text.trim().toLowerCase();
-    for (const link of this.nav.querySelectorAll<HTMLElement>('[data-method]')) {
-      link.parentElement!.hidden = needle !== '' && !link.dataset.method!.toLowerCase().includes(needle);
+  /** Shows what the hash names: a method (`#user.update`), the batch or the streams panel. Back and forward land here too. */
+  private route(): void {
+    let route = decodeURIComponent(location.hash.slice(1));
+    if (route === '' && this.doc.methods[0]) {
+      route = this.doc.methods[0].name;
+      history.replaceState(null, '', `#${encodeURIComponent(route)}`);
     }
+    if (route === this.viewRoute) return;
+    const moved = this.shownRoute !== route;
+    this.shownRoute = route;
+    this.leaveView();
+    this.viewRoute = route;
+    const method = this.doc.methods.find((m) => m.name === route);
+    if (route === BATCH_ROUTE) this.view = new BatchView(this.ctx);
+    else if (route === STREAMS_ROUTE && this.ctx.streamsUrl) this.view = new StreamsView(this.ctx);
+    else if (method) this.view = new MethodView(method, this.ctx, this.drafts.get(method.name));
+    this.main.replaceChildren(this.view?.element ?? this.notFound(route));
+    for (const link of this.nav.querySelectorAll('[data-method]')) {
+      const selected = link.getAttribute('data-method') === route;
+      link.classList.toggle('selected', selected);
+      if (selected) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+    this.batchLink.classList.toggle('selected', route === BATCH_ROUTE);
+    this.streamsLink.classList.toggle('selected', route === STREAMS_ROUTE);
+    document.body.dataset.view = this.view ? route : '';
+    this.drawer(false);
+    // A new page starts at its top; the same one re-rendered (a reload of the description) stays where it was.
+    if (moved) window.scrollTo(0, 0);
   }
 
-  /** The headers to send, or undefined (and the problems shown) when a line is malformed. */
-  private headers = (): Headers | undefined => {
-    const { headers, problems } = parseHeaderLines(this.headersInput.value);
+  private leaveView(): void {
+    if (!this.view) return;
+    const draft = this.view.draft?.();
+    if (draft && this.viewRoute) this.drafts.set(this.viewRoute, draft);
+    this.view.close();
+    this.view = undefined;
+  }
+
+  private notFound(route: string): HTMLElement {
+    const signIn = signInMethodOf(this.doc);
+    return h(
+      'article',
+      { id: 'not-found' },
+      h('h2', {}, route || 'Nothing to show'),
+      this.doc.methods.length === 0
+        ? h('p', {}, 'No methods are visible to this caller.')
+        : h('p', {}, `"${route}" is not in the description this caller sees. `, signIn && !this.session.signedIn ? h('a', { attrs: { href: `#${encodeURIComponent(signIn.name)}` } }, 'Sign in') : null, signIn && !this.session.signedIn ? ' to see the methods that need credentials.' : null),
+    );
+  }
+
+  private drawer(open: boolean): void {
+    document.body.classList.toggle('drawer-open', open);
+    this.menuButton.setAttribute('aria-expanded', String(open));
+    if (open) this.filterInput.focus({ preventScroll: true });
+  }
+
+  private showHeaders(open: boolean): void {
+    this.headersPanel.hidden = !open;
+    this.headersToggle.setAttribute('aria-expanded', String(open));
+  }
+
+  private headersEdited(): void {
+    this.session.headers = this.headersInput.value;
+    // The sign-in's header line was removed or changed by hand: no longer "signed in".
+    const signedIn = this.session.signedIn;
+    if (signedIn && !parseHeaderLines(this.session.headers).headers.has(signedIn.header)) delete this.session.signedIn;
+    saveSession(this.session, this.remember);
+    this.renderAuth();
+    clear(this.headerProblems);
+  }
+
+  /** The headers to send, or undefined (the panel opens with the problems) when a line is malformed. */
+  private requestHeaders(): RequestHeaders | undefined {
+    const { headers, pairs, problems } = parseHeaderLines(this.headersInput.value);
     clear(this.headerProblems);
     for (const p of problems) this.headerProblems.append(h('li', {}, p));
-    return problems.length ? undefined : headers;
-  };
-
-  private select(method: ExplorerMethod): void {
-    for (const link of this.nav.querySelectorAll('[data-method]')) link.classList.toggle('selected', link.getAttribute('data-method') === method.name);
-    const output = h('div', { id: 'output', class: 'exchange' });
-    const validate = paramsValidator(method, this.doc);
-    const validateBox = h('input', { id: 'validate-first', attrs: { type: 'checkbox', checked: '' } });
-    const form: ParamsForm = new ParamsForm(method, this.doc, () => form.clearErrors());
-    /** The params to send, or null (errors shown) when they are not valid. */
-    const params = (): unknown | null => {
-      const { params: value, errors } = form.read();
-      const found: FieldError[] = [...errors];
-      if (!errors.length && validateBox.checked) found.push(...validate(value ?? {}));
-      form.showErrors(found);
-      return found.length ? null : value;
-    };
-    const stream = method['x-stream'];
-    const ctx = { rpcUrl: this.rpcUrl, origin: location.origin, headers: this.headers, params, output };
-    const actions = stream
-      ? stream.durable
-        ? durableStreamPanel(method, ctx)
-        : liveStreamPanel(method, ctx)
-      : h(
-          'div',
-          { class: 'actions' },
-          h('button', { id: 'call', class: 'primary', attrs: { type: 'button' }, on: { click: () => void this.call(method, params, output, false) } }, 'Call'),
-          h('button', { id: 'notify', attrs: { type: 'button' }, on: { click: () => void this.call(method, params, output, true) } }, 'Send as notification'),
-          h('button', { id: 'batch-add', attrs: { type: 'button' }, on: { click: () => this.addToBatch(method, params, false) } }, 'Add to batch'),
-          h('button', { id: 'batch-add-notification', attrs: { type: 'button' }, on: { click: () => this.addToBatch(method, params, true) } }, 'Add to batch as notification'),
-        );
-    const resultSchema = method.result ? resolveSchema(method.result.schema, this.doc) : {};
-    clear(this.main);
-    append(
-      this.main,
-      h('h2', { id: 'method-name' }, method.name, method.deprecated ? h('span', { class: 'badge' }, 'deprecated') : null),
-      method.summary ? h('p', { id: 'method-summary', class: 'summary' }, method.summary) : null,
-      method.description ? h('p', { id: 'method-description', class: 'description' }, method.description) : null,
-      stream ? h('p', { class: 'muted', id: 'stream-info' }, stream.durable ? `Durable stream (started on ${new URL(this.rpcUrl).pathname}, events at ${stream.streamsPath ?? ''}/:id)` : `Stream: ${stream.format} on ${stream.path}`) : null,
-      form.element,
-      h('label', { class: 'inline' }, validateBox, ' Validate params against the schema before sending'),
-      actions,
-      output,
-      h('details', {}, h('summary', {}, stream ? 'Row schema' : 'Result schema'), h('pre', { id: 'result-schema' }, pretty(resultSchema))),
-      method.errors?.length ? h('details', {}, h('summary', {}, 'Errors'), h('ul', { id: 'method-errors' }, ...method.errors.map((e) => h('li', {}, h('code', {}, String(e.code)), ' ', e.message)))) : null,
-    );
+    if (problems.length) {
+      this.showHeaders(true);
+      return undefined;
+    }
+    return { headers, pairs };
   }
 
-  private async call(method: ExplorerMethod, params: () => unknown | null, output: HTMLElement, notification: boolean): Promise<void> {
-    const headers = this.headers();
-    const value = params();
-    if (headers === undefined || value === null) return;
-    const body = { jsonrpc: '2.0', method: method.name, ...(value === undefined ? {} : { params: value }), ...(notification ? {} : { id: Date.now() % 1_000_000 }) };
-    try {
-      const exchange = await postJson(this.rpcUrl, body, headers);
-      renderExchange(output, exchange);
-      const error = (exchange.response as { error?: { code?: number; data?: unknown } } | undefined)?.error;
-      if (error?.code === -32602 && Array.isArray(error.data)) showServerViolations(output, error.data);
-    } catch (error) {
-      renderFailure(output, error);
+  private renderAuth(): void {
+    const count = parseHeaderLines(this.headersInput.value).pairs.length;
+    this.headersToggle.textContent = count ? `Headers (${count})` : 'Headers';
+    const signedIn = this.session.signedIn;
+    const signInMethod = this.doc ? signInMethodOf(this.doc) : undefined;
+    if (signedIn) {
+      this.auth.replaceChildren(h('span', { id: 'signed-in', class: 'signed-in', attrs: { title: `${signedIn.header} set by ${signedIn.method}` } }, 'Signed in as ', h('strong', {}, signedIn.label)), button('Sign out', () => void this.signOut(), { id: 'sign-out', class: 'small' }));
+    } else if (signInMethod) {
+      this.auth.replaceChildren(h('a', { id: 'sign-in', class: 'top-link', attrs: { href: `#${encodeURIComponent(signInMethod.name)}` } }, 'Sign in'));
+    } else {
+      clear(this.auth);
     }
   }
 
-  private addToBatch(method: ExplorerMethod, params: () => unknown | null, notification: boolean): void {
-    const value = params();
-    if (value === null) return;
-    this.batch.push({ method: method.name, params: value, notification });
-    this.renderBatch();
+  /** "Use this token": the header goes in the headers, is remembered, and the description is read again as that caller. */
+  private async signIn(method: ExplorerMethod, token: string, params: unknown): Promise<void> {
+    const info = method['x-sign-in']!;
+    this.headersInput.value = withHeaderLine(this.headersInput.value, info.header, signInHeaderValue(info, token));
+    this.session = { headers: this.headersInput.value, signedIn: { header: info.header, label: signInLabel(token, params), method: method.name } };
+    saveSession(this.session, this.remember);
+    this.renderAuth();
+    await this.reload();
   }
 
-  private renderBatch(): void {
-    clear(this.batchList);
-    this.batch.forEach((entry, i) =>
-      this.batchList.append(
-        h('li', {}, h('code', {}, entry.method), entry.notification ? ' (notification)' : '', ' ', h('button', { class: 'link', attrs: { type: 'button', 'aria-label': `Remove ${entry.method}` }, on: { click: () => { this.batch.splice(i, 1); this.renderBatch(); } } }, '×')),
-      ),
-    );
-    this.batchSend.disabled = this.batch.length === 0;
-    this.batchSend.textContent = `Send batch (${this.batch.length})`;
+  private async signOut(): Promise<void> {
+    const header = this.session.signedIn?.header;
+    this.headersInput.value = header ? withHeaderLine(this.headersInput.value, header, undefined) : this.headersInput.value;
+    this.session = { headers: this.headersInput.value };
+    saveSession(this.session, this.remember);
+    this.renderAuth();
+    await this.reload();
   }
 
-  private async sendBatch(): Promise<void> {
-    const headers = this.headers();
-    if (headers === undefined || this.batch.length === 0) return;
-    const body = this.batch.map((e, i) => ({ jsonrpc: '2.0', method: e.method, ...(e.params === undefined ? {} : { params: e.params }), ...(e.notification ? {} : { id: i + 1 }) }));
+  /** Reads the description again with the headers: the selected method and what was typed stay. */
+  private async reload(): Promise<void> {
+    const headers = this.requestHeaders();
+    if (!headers) return;
+    clear(this.documentError);
     try {
-      renderExchange(this.batchOutput, await postJson(this.rpcUrl, body, headers), 'batch-');
-      this.batch.length = 0;
-      this.renderBatch();
+      const doc = await loadDocument(headers.headers);
+      this.leaveView();
+      this.setDocument(doc);
+      document.body.dataset.reloaded = String(Number(document.body.dataset.reloaded ?? '0') + 1);
     } catch (error) {
-      renderFailure(this.batchOutput, error, 'batch-');
+      this.showDocumentError(error, 'with these headers; the page still shows the previous description');
+      document.body.dataset.reloadFailed = String(Number(document.body.dataset.reloadFailed ?? '0') + 1);
     }
   }
-}
 
-/** The server's -32602 violations, listed by path (the same shape the form shows). */
-function showServerViolations(output: HTMLElement, data: unknown[]): void {
-  const items = data.map((v) => {
-    const violation = v as { path?: unknown; message?: unknown };
-    return h('li', { attrs: { 'data-path': String(violation.path ?? '') } }, `${violation.path ?? '(params)'}: ${String(violation.message ?? '')}`);
-  });
-  output.append(h('h4', {}, 'Invalid params (from the server)'), h('ul', { id: 'server-violations', class: 'errors' }, ...items));
-}
-
-/** The OpenRPC document, asked for with `headers` (it lists what that caller may call). */
-async function loadDocument(headers: Headers): Promise<ExplorerDocument> {
-  headers.set('accept', 'application/json');
-  const res = await fetch(documentUrl(), { headers });
-  if (!res.ok) throw new Error(`The OpenRPC document answered HTTP ${res.status}`);
-  const doc = (await res.json()) as ExplorerDocument;
-  if (!doc || !Array.isArray(doc.methods) || typeof doc.info?.title !== 'string') throw new Error('Not an OpenRPC document');
-  return doc;
+  private showDocumentError(error: unknown, what: string): void {
+    const body = error instanceof DocumentError ? error.body : undefined;
+    this.documentError.replaceChildren(
+      h('p', { class: 'bad' }, `The description was refused ${what}. ${(error as Error).message}`),
+      body ? h('pre', { id: 'document-error-body', class: 'code' }, body) : '',
+      this.session.signedIn ? button('Sign out', () => void this.signOut(), { class: 'small' }) : '',
+      button('Dismiss', () => clear(this.documentError), { class: 'small' }),
+    );
+  }
 }
 
 async function boot(): Promise<void> {
   try {
-    const doc = await loadDocument(new Headers());
-    new Explorer(doc);
-    document.title = `${doc.info.title} · JSON-RPC explorer`;
+    await new Explorer().boot();
     document.body.dataset.ready = 'true';
   } catch (error) {
-    document.body.replaceChildren(h('p', { id: 'boot-error', class: 'bad' }, `Could not load the API description: ${(error as Error).message}`));
+    const body = error instanceof DocumentError ? error.body : undefined;
+    document.body.replaceChildren(
+      h('main', { class: 'boot-error' }, h('p', { id: 'boot-error', class: 'bad' }, `Could not load the API description: ${(error as Error).message}`), body ? h('pre', { id: 'boot-error-body', class: 'code' }, body) : ''),
+    );
     document.body.dataset.ready = 'error';
   }
 }

@@ -8,6 +8,13 @@ export interface StreamInfo {
   streamsPath?: string;
 }
 
+/** `x-sign-in`: the login method, and how to send the token it answers. */
+export interface SignInInfo {
+  tokenPath: string;
+  header: string;
+  scheme: string;
+}
+
 export interface ExplorerMethod {
   name: string;
   summary?: string;
@@ -19,6 +26,7 @@ export interface ExplorerMethod {
   result?: { name: string; schema: JsonSchema };
   errors?: Array<{ code: number; message: string }>;
   'x-stream'?: StreamInfo;
+  'x-sign-in'?: SignInInfo;
 }
 
 export interface ExplorerDocument {
@@ -60,6 +68,24 @@ export function rpcUrlOf(doc: ExplorerDocument, origin: string): string {
     }
   }
   return new URL(path, origin).href;
+}
+
+/** The durable streams' REST base (`GET <it>` lists, `GET <it>/:id` attaches), when a listed method is durable. */
+export function streamsPathOf(doc: ExplorerDocument): string | undefined {
+  return doc.methods.find((m) => m['x-stream']?.durable && m['x-stream'].streamsPath)?.['x-stream']?.streamsPath;
+}
+
+/** The method that signs in (`x-sign-in`), if the document lists one. */
+export function signInMethodOf(doc: ExplorerDocument): ExplorerMethod | undefined {
+  return doc.methods.find((m) => m['x-sign-in']);
+}
+
+/**
+ * The method takes no params at all (the server describes it with no params, by name only): the
+ * page shows no editor. A method with undescribed params (`either`, none listed) gets the JSON editor.
+ */
+export function takesNoParams(method: ExplorerMethod): boolean {
+  return method.params.length === 0 && method.paramStructure === 'by-name';
 }
 
 export function resolveSchema(schema: JsonSchema, doc: ExplorerDocument): JsonSchema {

@@ -25,6 +25,8 @@ export function paramsValidator(method: ExplorerMethod, doc: ExplorerDocument): 
   const definitions = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).map(([name, s]) => [name, rewrite(s)]));
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
+  // An OpenAPI hint for masked inputs, not a constraint: any string is one.
+  ajv.addFormat('password', true);
   let validate: ReturnType<InstanceType<typeof Ajv>['compile']>;
   try {
     validate = ajv.compile({ type: 'object', properties, required, additionalProperties: false, definitions });

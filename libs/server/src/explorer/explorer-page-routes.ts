@@ -1,7 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { RpcHttpExchange } from '../context/rpc-context.js';
+import type { HttpRouteGroup } from '../http/http-edge.js';
+import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 
 /** The built page (`npm run build`: libs/server/explorer -> dist/explorer), shipped in the package. */
@@ -42,9 +44,12 @@ interface PageAsset {
 export class ExplorerPageRoutes {
   private readonly assets: ReadonlyMap<string, PageAsset>;
 
+  /** The writer of the module's answers, given by `routes()`. */
+  private writer: RpcReplyWriter | undefined;
+
   constructor(
-    protected readonly options: ResolvedJsonRpcOptions,
-    protected readonly logger: Logger,
+    private readonly options: Pick<ResolvedJsonRpcOptions, 'explorer' | 'openrpc'>,
+    private readonly logger: Logger,
     assetsDir: string | undefined = explorerAssetsDir(),
   ) {
     if (!assetsDir) {
@@ -57,24 +62,27 @@ export class ExplorerPageRoutes {
       [`${base}/explorer.js`, { body: read('explorer.js'), type: 'text/javascript; charset=utf-8' }],
       [`${base}/explorer.css`, { body: read('explorer.css'), type: 'text/css; charset=utf-8' }],
     ]);
-    this.handle = this.handle.bind(this);
   }
 
-  plugin(): FastifyPluginCallback {
-    return (instance: FastifyInstance, _opts, done) => {
-      for (const url of this.assets.keys()) instance.route({ method: 'GET', url, handler: this.handle });
-      done();
-    };
+  routes(writer: RpcReplyWriter): HttpRouteGroup {
+    this.writer = writer;
+    const routes = [...this.assets.keys()].map((path) => ({ method: 'GET' as const, path, handle: (exchange: RpcHttpExchange) => this.handle(exchange) }));
+    return { name: 'Explorer request', family: 'rpc', body: 'ignored', routes };
   }
 
-  protected handle(request: FastifyRequest, reply: FastifyReply): void {
-    const asset = this.assets.get(request.routeOptions.url!)!;
-    reply
-      .header('content-type', asset.type)
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', EXPLORER_CONTENT_SECURITY_POLICY)
-      .send(asset.body);
+  private handle(exchange: RpcHttpExchange): void {
+    const asset = this.assets.get(exchange.route)!;
+    this.writer!.sendBody(
+      exchange,
+      200,
+      {
+        'content-type': asset.type,
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': EXPLORER_CONTENT_SECURITY_POLICY,
+      },
+      asset.body,
+    );
   }
 }
 

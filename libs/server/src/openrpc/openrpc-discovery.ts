@@ -1,9 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type Provider } from '@nestjs/common';
 import type { RpcSerializedResult } from '../caching/serialized-result.js';
 import { RpcContext } from '../context/rpc-context.js';
-import { RpcCtx } from '../decorators/rpc-param.decorators.js';
-import { RpcMethod } from '../decorators/rpc-method.decorator.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { RpcCtx } from '../decorators/rpc-params.js';
+import { RpcMethod } from '../decorators/rpc-method.js';
+import type { ResolvedDurableOptions } from '../options/durable-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedOpenRpcOptions } from '../options/openrpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
 import type { OpenRpcDocument } from './openrpc-document.js';
 import { OpenRpcDocuments } from './openrpc-documents.js';
@@ -24,7 +27,10 @@ export class OpenRpcDiscovery implements OnApplicationBootstrap {
 
   constructor(
     private readonly pipeline: RpcPipeline,
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.path) private readonly path: string,
+    @Inject(OPTIONS_SECTION.openrpc) private readonly openrpc: ResolvedOpenRpcOptions,
+    @Inject(OPTIONS_SECTION.stream) private readonly stream: ResolvedJsonRpcOptions['stream'],
+    @Inject(OPTIONS_SECTION.durable) private readonly durable: ResolvedDurableOptions,
   ) {}
 
   /** Gathers the method facts once every method is registered (the pipeline is initialised in `onModuleInit`). */
@@ -48,8 +54,8 @@ export class OpenRpcDiscovery implements OnApplicationBootstrap {
 
   /** The per-caller documents (built on first use when the app never bootstrapped, e.g. in a test module). */
   catalog(): OpenRpcDocuments {
-    const pipeline = this.pipeline;
-    return (this.documents ??= new OpenRpcDocuments(pipeline.registry, (method) => pipeline.accessRuleOf(method), this.options));
+    const { pipeline, path, openrpc, stream, durable } = this;
+    return (this.documents ??= new OpenRpcDocuments(pipeline.registry, (method) => pipeline.accessRuleOf(method), { path, openrpc, stream, durable }));
   }
 }
 
@@ -60,6 +66,7 @@ export class OpenRpcDiscovery implements OnApplicationBootstrap {
  */
 export const OPENRPC_DISCOVERY_PROVIDER: Provider = {
   provide: OpenRpcDiscovery,
-  inject: [RpcPipeline, JSON_RPC_MODULE_OPTIONS],
-  useFactory: (pipeline: RpcPipeline, options: ResolvedJsonRpcOptions) => (options.openrpc.enabled ? new OpenRpcDiscovery(pipeline, options) : null),
+  inject: [RpcPipeline, OPTIONS_SECTION.path, OPTIONS_SECTION.openrpc, OPTIONS_SECTION.stream, OPTIONS_SECTION.durable],
+  useFactory: (pipeline: RpcPipeline, path: string, openrpc: ResolvedOpenRpcOptions, stream: ResolvedJsonRpcOptions['stream'], durable: ResolvedDurableOptions) =>
+    openrpc.enabled ? new OpenRpcDiscovery(pipeline, path, openrpc, stream, durable) : null,
 };

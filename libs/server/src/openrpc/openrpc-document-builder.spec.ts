@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, IsString, MinLength, ValidateNested } from 'class-validator';
 import { MethodSchemaBuilder } from '../schema/index.js';
-import { buildOpenRpcDocument, RPC_DISCOVER_METHOD, type OpenRpcMethodSource } from './index.js';
+import { buildOpenRpcDocument, RPC_DISCOVER_METHOD, type OpenRpcMethodSource } from './openrpc-document-builder.js';
 import { dereferenceOpenRpc, validateOpenRpc } from './openrpc-validation.spec-support.js';
 
 class AddDto { @IsNumber() a!: number; @IsNumber() b!: number; }

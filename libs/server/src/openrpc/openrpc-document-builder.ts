@@ -7,6 +7,7 @@ import {
   type OpenRpcInfo,
   type OpenRpcMethod,
   type OpenRpcServer,
+  type OpenRpcSignInExtension,
   type OpenRpcStreamExtension,
 } from './openrpc-document.js';
 
@@ -26,6 +27,8 @@ export interface OpenRpcMethodSource {
   /** Has a rate limit (implies -32003). */
   readonly rateLimited?: boolean;
   readonly stream?: OpenRpcStreamExtension;
+  /** The login method: how a client uses the token it answers. */
+  readonly signIn?: OpenRpcSignInExtension;
 }
 
 export interface OpenRpcDocumentSource {
@@ -107,6 +110,7 @@ function describeMethod(source: OpenRpcMethodSource): OpenRpcMethod {
     errors: errorsOf(source),
     deprecated: source.deprecated === undefined || source.deprecated === false ? undefined : true,
     'x-stream': source.stream ? stripUndefined({ ...source.stream }) : undefined,
+    'x-sign-in': source.signIn ? { ...source.signIn } : undefined,
   });
 }
 

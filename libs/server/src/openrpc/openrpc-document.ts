@@ -52,6 +52,17 @@ export interface OpenRpcStreamExtension {
   readonly streamsPath?: string;
 }
 
+/**
+ * `x-sign-in`: the method trades credentials for a token (`@RpcMethod(name, { explorer: { signIn } })`).
+ * A client sends `<header>: <scheme> <token>` (just the token when `scheme` is `''`), the token
+ * read from the result at `tokenPath` (dot-separated).
+ */
+export interface OpenRpcSignInExtension {
+  readonly tokenPath: string;
+  readonly header: string;
+  readonly scheme: string;
+}
+
 export interface OpenRpcMethod {
   readonly name: string;
   readonly summary?: string;
@@ -63,4 +74,5 @@ export interface OpenRpcMethod {
   readonly errors?: readonly OpenRpcError[];
   readonly deprecated?: boolean;
   readonly 'x-stream'?: OpenRpcStreamExtension;
+  readonly 'x-sign-in'?: OpenRpcSignInExtension;
 }

@@ -1,12 +1,12 @@
 import { isReservedMethodName } from '@nest-jsonrpc/protocol';
-import type { FastifyRequest } from 'fastify';
 import { RpcSerializedResult } from '../caching/serialized-result.js';
+import type { RpcSignInOptions } from '../decorators/rpc-method.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { RpcMethodDefinition } from '../registry/rpc-method-definition.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
 import type { RpcAccessRule } from '../security/rpc-access-rule.js';
 import { buildOpenRpcDocument, type OpenRpcMethodSource } from './openrpc-document-builder.js';
-import type { OpenRpcDocument } from './openrpc-document.js';
+import type { OpenRpcDocument, OpenRpcSignInExtension } from './openrpc-document.js';
 
 /** Most documents kept serialised (distinct server URL × visible method set); least recently used go first. */
 export const OPENRPC_DOCUMENT_CACHE_SIZE = 256;
@@ -19,6 +19,9 @@ interface ListedMethod {
 
 /** A `Host` (or `X-Forwarded-Host` under `trustProxy`) fit to appear in a URL: a name or address, and a port. */
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** What the documents read of the resolved options: `info` and `serverUrl`, and the routes each method is called on. */
+export type OpenRpcDocumentOptions = Pick<ResolvedJsonRpcOptions, 'path' | 'openrpc' | 'stream' | 'durable'>;
 
 /**
  * The OpenRPC document of each caller, pre-serialised. The method facts are gathered once from
@@ -34,7 +37,7 @@ export class OpenRpcDocuments {
   constructor(
     registry: RpcMethodRegistry,
     accessRuleOf: (method: string) => RpcAccessRule | undefined,
-    private readonly options: ResolvedJsonRpcOptions,
+    private readonly options: OpenRpcDocumentOptions,
   ) {
     const listed: ListedMethod[] = [];
     for (const definition of registry.all()) {
@@ -74,11 +77,12 @@ export class OpenRpcDocuments {
   }
 
   /**
-   * `openrpc.serverUrl`, else the endpoint's URL as the request reached it (Fastify's
-   * `request.protocol` and `request.host`, which honour `trustProxy`). A host that is not a plain
-   * name or address (it is the client's header) is replaced by `localhost`.
+   * `openrpc.serverUrl`, else the endpoint's URL as the request reached it (the platform's
+   * `request.protocol` and `request.host`, which honour Fastify's `trustProxy` and Express's
+   * `trust proxy`). A host that is not a plain name or address (it is the client's header) is
+   * replaced by `localhost`.
    */
-  serverUrlOf(request: FastifyRequest): string {
+  serverUrlOf(request: { readonly protocol?: string; readonly host?: string }): string {
     const configured = this.options.openrpc.serverUrl;
     if (configured !== undefined) return configured;
     const host = request.host;
@@ -105,6 +109,14 @@ export class OpenRpcDocuments {
         durable: stream.durable === true,
         streamsPath: stream.durable ? options.durable.path : undefined,
       },
+      signIn: signInOf(o.explorer?.signIn),
     };
   }
+}
+
+/** `explorer.signIn` with its defaults filled in, as `x-sign-in` publishes it. */
+function signInOf(signIn: true | RpcSignInOptions | undefined): OpenRpcSignInExtension | undefined {
+  if (!signIn) return undefined;
+  const given = signIn === true ? {} : signIn;
+  return { tokenPath: given.tokenPath ?? 'token', header: given.header ?? 'Authorization', scheme: given.scheme ?? 'Bearer' };
 }

@@ -1,11 +1,10 @@
 import type { Logger } from '@nestjs/common';
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusForCode, RpcErrorCode, RpcErrorMessage, type RpcErrorObject } from '@nest-jsonrpc/protocol';
 import { RpcSerializedResult } from '../caching/serialized-result.js';
-import { RpcHttpExchange } from '../context/rpc-context.js';
-import { requestIdOf } from '../http/request-id.js';
+import type { RpcHttpExchange } from '../context/rpc-context.js';
+import type { HttpRouteGroup } from '../http/http-edge.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
-import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedOpenRpcOptions } from '../options/openrpc-options.js';
 import type { RpcPipeline } from '../pipeline/rpc-pipeline.js';
 import { RPC_DISCOVER } from './openrpc-discovery.js';
 
@@ -18,23 +17,18 @@ import { RPC_DISCOVER } from './openrpc-discovery.js';
  */
 export class OpenRpcHttpRoutes {
   constructor(
-    protected readonly pipeline: RpcPipeline,
-    protected readonly writer: RpcReplyWriter,
-    protected readonly options: ResolvedJsonRpcOptions,
-    protected readonly logger: Logger,
+    private readonly pipeline: RpcPipeline,
+    private readonly writer: RpcReplyWriter,
+    private readonly openrpc: ResolvedOpenRpcOptions,
+    private readonly logger: Logger,
   ) {
-    this.handle = this.handle.bind(this);
   }
 
-  plugin(): FastifyPluginCallback {
-    return (instance: FastifyInstance, _opts, done) => {
-      instance.route({ method: 'GET', url: this.options.openrpc.path, handler: this.handle });
-      done();
-    };
+  routes(): HttpRouteGroup {
+    return { name: 'OpenRPC request', family: 'rpc', body: 'ignored', routes: [{ method: 'GET', path: this.openrpc.path, handle: (exchange) => this.handle(exchange) }] };
   }
 
-  protected async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const exchange = new RpcHttpExchange(request, reply, requestIdOf(request), this.options.security.rolesResolver);
+  private async handle(exchange: RpcHttpExchange): Promise<void> {
     const call = this.pipeline.callOf(RPC_DISCOVER, undefined, exchange, 'http', { id: null });
     let status = 200;
     let text: string;
@@ -52,8 +46,7 @@ export class OpenRpcHttpRoutes {
         text = this.writer.error(exchange, null, rpcError, RPC_DISCOVER);
       }
     }
-    if (reply.sent) return;
-    reply.headers(this.writer.answerHeaders(exchange));
-    this.writer.sendJson(reply, status, text);
+    if (exchange.sent) return;
+    this.writer.sendJson(exchange, status, text);
   }
 }
