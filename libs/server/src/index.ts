@@ -1,56 +1,78 @@
-// The public API of @nest-jsonrpc/server (DESIGN §3). Names are a contract: extend, never rename.
-export { JsonRpcModule, type JsonRpcModuleAsyncOptions } from './json-rpc.module.js';
-export { JsonRpcServer } from './json-rpc.server.js';
-export {
-  JSON_RPC_MODULE_OPTIONS,
-  type JsonRpcModuleOptions,
-  type JsonRpcOptionsFactory,
-  type JsonRpcSecurityOptions,
-  type JsonRpcRedisOptions,
-  type JsonRpcStreamOptions,
-  type ResolvedJsonRpcOptions,
-  type RolesMatch,
-  type RolesResolver,
-  type UserIdResolver,
-} from './options/json-rpc-options.js';
-export { DEFAULT_STREAM_HEADERS } from './options/stream-options.js';
-export type { JsonRpcDurableOptions, ResolvedDurableOptions } from './options/durable-options.js';
-export { DEFAULT_MCP_ALLOWED_HOSTS, type JsonRpcMcpOptions, type ResolvedMcpOptions, type McpFormatName } from './options/mcp-options.js';
+// The public API of @nest-jsonrpc/server: what an app writes, nothing else. Names are a contract:
+// extend, never rename. etc/server.api.md is the checked-in report of this surface
+// (test/architecture/api-report.spec.ts fails when it changes without the report; docs/api-surface.md).
+
+// The module and its options.
+export { JsonRpcModule, type JsonRpcModuleAsyncOptions } from './json-rpc-module.js';
+export { JsonRpcServer } from './json-rpc-server.js';
 export type {
-  JsonRpcOpenRpcOptions,
-  JsonRpcOpenRpcInfo,
-  JsonRpcExplorerOptions,
-  ResolvedOpenRpcOptions,
-  ResolvedExplorerOptions,
-} from './options/openrpc-options.js';
-export type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './options/limits-options.js';
-export type { JsonRpcRateLimitOptions } from './options/rate-limit-options.js';
-export * from './decorators/index.js';
-export * from './errors/index.js';
+  JsonRpcModuleOptions,
+  JsonRpcOptionsFactory,
+  JsonRpcSecurityOptions,
+  JsonRpcRedisOptions,
+  JsonRpcStreamOptions,
+  RolesMatch,
+  RolesResolver,
+  UserIdResolver,
+} from './options/json-rpc-options.js';
+export type { JsonRpcDurableOptions } from './options/durable-options.js';
+export type { JsonRpcMcpOptions, JsonRpcMcpTasksOptions, McpFormatName } from './options/mcp-options.js';
+export type { JsonRpcMcpAuthOptions, JsonRpcMcpJwtOptions } from './options/mcp-auth-options.js';
+export type { JsonRpcOpenRpcOptions, JsonRpcOpenRpcInfo, JsonRpcExplorerOptions } from './options/openrpc-options.js';
+export type { JsonRpcLimitsOptions } from './options/limits-options.js';
+export type { JsonRpcRateLimitOptions, JsonRpcRateLimitPolicy } from './options/rate-limit-options.js';
+export type { JsonRpcObservabilityOptions, RpcCallLogging } from './options/observability-options.js';
+
+// Decorators and their options.
+export {
+  RpcMethod,
+  type RpcMethodOptions,
+  type RpcJsonSchema,
+  type RpcDeclaredError,
+  type RpcSignInOptions,
+  type RpcMethodExplorerOptions,
+} from './decorators/rpc-method.js';
+export { RpcParams, RpcParam, RpcCtx, type RpcParamsOptions, type RpcParamOptions } from './decorators/rpc-params.js';
+export { RpcStream, type RpcStreamOptions } from './decorators/rpc-stream.js';
+export { RpcRateLimit, type RpcRateLimitOptions, type RpcLimitScope, type RpcRateLimitStoreErrorPolicy } from './decorators/rpc-rate-limit.js';
+export { RpcCache, type RpcCacheOptions, type RpcCacheScope } from './decorators/rpc-cache.js';
+export { RpcMcp, type RpcMcpOptions, type RpcMcpAnnotations, type RpcMcpFormat, type RpcMcpTaskSupport } from './decorators/rpc-mcp.js';
+export type { RpcSchemaOutput, StandardSchemaV1, StandardTypedV1 } from './decorators/standard-schema.js';
+
+// A call's context, and who is calling.
 export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-context.js';
+
+// Exceptions, and how anything thrown becomes an error object (an extension point).
+export {
+  RpcException,
+  RpcParseErrorException,
+  RpcInvalidRequestException,
+  RpcMethodNotFoundException,
+  RpcInvalidParamsException,
+  RpcInternalErrorException,
+  RpcAccessDeniedException,
+  RpcNotFoundException,
+  RpcRateLimitExceededException,
+  RpcRequestTooLargeException,
+  type RpcExceptionOptions,
+  type RpcBuiltinExceptionOptions,
+} from './errors/rpc-exceptions.js';
+export { RpcExceptionMapper, type RpcErrorMapping } from './errors/rpc-exception-mapper.js';
+export { formatRpcErrorText, type RpcErrorTextOptions } from './errors/rpc-error-text.js';
 export { RpcStartupError } from './registry/rpc-method-explorer.js';
 export type { RpcMethodDefinition } from './registry/rpc-method-definition.js';
 export type { RpcMethodRegistry } from './registry/rpc-method-registry.js';
-export { RpcPipeline, type RpcResolvedCall } from './pipeline/rpc-pipeline.js';
-export type { ParamViolation } from './params/param-violation.js';
+export type { RolesSource } from './security/effective-roles.js';
 
-// Describing the API (issue 10): rpc.discover, the document's types, the GET route (subclassable).
-export { RPC_DISCOVER } from './openrpc/openrpc-discovery.js';
-export { OpenRpcHttpRoutes } from './openrpc/openrpc-http-routes.js';
-export { OPENRPC_DOCUMENT_CACHE_SIZE } from './openrpc/openrpc-documents.js';
-export { ExplorerPageRoutes, EXPLORER_CONTENT_SECURITY_POLICY } from './explorer/explorer-page-routes.js';
-export type {
-  OpenRpcDocument,
-  OpenRpcMethod,
-  OpenRpcInfo,
-  OpenRpcServer,
-  OpenRpcError,
-  OpenRpcContentDescriptor,
-  OpenRpcStreamExtension,
-} from './openrpc/openrpc-document.js';
+// Streams: what a stream handler returns.
+export { resultChunks, type ResultChunksOptions, type ResultChunkSource, type ResultChunkPiece } from './streaming/result-chunks.js';
 
-// Durable streams: the stores, the runner, the producer's helpers.
-export * from './durable/index.js';
+// Durable streams: the producer's helpers, the runner and access an app may inject, the stores.
+export { progress, RpcProgress } from './durable/progress.js';
+export { DurableRpcContext } from './durable/durable-rpc-context.js';
+export { DurableStreamRunner } from './durable/durable-stream-runner.js';
+export type { DurableEventIterator } from './durable/durable-event-iterator.js';
+export { DurableStreamAccess, type DurableCaller, type DurableAccess } from './durable/durable-stream-access.js';
 export type {
   StreamStore,
   AppendOutcome,
@@ -60,63 +82,45 @@ export type {
   PendingDurableEvent,
   DurableEventListener,
   DurableStreamRecord,
+  StreamStoreHealth,
 } from './stream-stores/stream-store.js';
 export { MemoryStreamStore } from './stream-stores/memory-stream-store.js';
 export { SqliteStreamStore, type SqliteStreamStoreOptions } from './stream-stores/sqlite-stream-store.js';
 export { RedisStreamStore, type RedisStreamStoreOptions } from './stream-stores/redis-stream-store.js';
 
-// The wire vocabulary, shared with the client through @nest-jsonrpc/protocol.
+// The wire vocabulary a handler or a store names, from @nest-jsonrpc/protocol (the rest is there).
 export {
   RpcErrorCode,
-  RpcErrorMessage,
-  isRpcErrorCode,
-  isReservedMethodName,
   StreamFormat,
-  encodeSseEvent,
-  encodeSseRetry,
-  encodeErrorRow,
-  encodeErrorObject,
-  frameEncoderFor,
-  ndjsonEncoder,
-  sseEncoder,
-  jsonArrayEncoder,
-  serializeStreamRow,
-  SSE_KEEP_ALIVE,
-  SSE_END_FRAME,
-  INTERRUPTED_EVENT_DATA,
   type RpcId,
   type RpcErrorObject,
   type RpcParamsValue,
-  type SseEventFields,
-  type StreamFrameEncoder,
+  type ResultChunkRow,
   type DurableEventName,
   type DurableStreamEvent,
   type DurableStreamStatus,
   type DurableTerminalEventName,
-  type DurableStartAnswer,
-  type ResultChunkRow,
-  type ResultChunkEncoding,
 } from '@nest-jsonrpc/protocol';
-export {
-  resultChunks,
-  DEFAULT_RESULT_CHUNK_SIZE,
-  type ResultChunksOptions,
-  type ResultChunkSource,
-  type ResultChunkPiece,
-} from './streaming/result-chunks.js';
 
-// Roles, limits, cache.
-export { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
-export { RpcThrottlerGuard } from './throttling/rpc-throttler.guard.js';
+// Rate limits and cache: the extension points and the app's providers.
+export { RpcThrottlerGuard } from './throttling/rpc-throttler-guard.js';
 export { RPC_RATE_LIMIT_BYPASS, type RpcRateLimitBypass } from './throttling/rate-limit-bypass.js';
-export { RpcMemoryThrottlerStorage } from './throttling/rpc-memory-throttler.storage.js';
-export { RpcRedisThrottlerStorage } from './throttling/rpc-redis-throttler.storage.js';
-export { RPC_THROTTLER_NAME } from './throttling/rpc-method-rate-limiter.js';
-export { resolveEffectiveRoles, type EffectiveRoles, type RolesSource } from './security/effective-roles.js';
+export { RpcCacheInvalidator } from './caching/rpc-cache-invalidator.js';
 
-// The app's own methods as LLM tools (issue 12).
-export * from './toolset/index.js';
+// The app's own methods as LLM tools.
+export { RpcToolset, RpcToolError, type RpcTool, type RpcToolExecutionContext, type RpcToolsOptions } from './toolset/rpc-toolset.js';
+export { rpcToolName } from './toolset/rpc-tool-name.js';
+export type { JsonSchemaObject } from './schema/json-schema.js';
 
-export * from './deprecated-aliases.js';
-export * from './observability/index.js';
-export type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions, RpcCallLogging } from './options/observability-options.js';
+// Events a listener receives (`@OnEvent(JsonRpcEvent.*)`).
+export {
+  JsonRpcEvent,
+  type RpcCallEventBase,
+  type RpcCallSucceededEvent,
+  type RpcCallFailedEvent,
+  type RpcStreamEnding,
+  type RpcStreamStartedEvent,
+  type RpcStreamFinishedEvent,
+  type RpcDurableStartedEvent,
+  type RpcDurableFinishedEvent,
+} from './observability/rpc-events.js';

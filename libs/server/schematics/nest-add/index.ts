@@ -4,12 +4,13 @@ import { applyEdits, modify } from 'jsonc-parser';
 import { checkCompilerSettings, TSCONFIG } from '../project/compiler-settings';
 import { addDependencies, OWN_PACKAGE, ownPackageJson, planDependencies } from '../project/dependencies';
 import { findJsonRpcModuleSetup } from '../project/json-rpc-module-setup';
-import { jsonFormattingOf, type NestProject, readNestProject } from '../project/nest-project';
+import { jsonFormattingOf, type NestProject, type PackageJson, readJsonFile, readNestProject } from '../project/nest-project';
 import { PendingWrites } from '../project/pending-writes';
+import { jestRequireEsmNote } from '../project/test-runner';
 import { resolveRelativeImport, typeScriptFilesUnder } from '../project/source-files';
 import { ChangeReport } from '../report/change-report';
 import { ManualStepsRequired } from '../report/manual-steps-required';
-import { switchBootstrapToFastify } from '../typescript/bootstrap-file';
+import { readBootstrap, switchBootstrapToFastify, type HttpPlatformName } from '../typescript/bootstrap-file';
 import { enabledOption, ensureModuleOptions, type ModuleOption, pathOption } from '../typescript/json-rpc-module-options';
 import { addToModule, refersTo } from '../typescript/nest-module';
 import { switchTestingAppsToFastify } from '../typescript/testing-app-adapter';
@@ -32,12 +33,12 @@ export function nestAdd(options: NestAddOptions): Rule {
     const writes = new PendingWrites(tree);
     const report = new ChangeReport();
 
-    addPeerDependencies(project, options, writes, report);
-    const rootModule = switchBootstrap(tree, project, writes, report);
+    const { rootModule, platform } = choosePlatform(tree, project, options, writes, report);
+    addPeerDependencies(project, options, platform, writes, report);
     configureJsonRpcModule(tree, project, rootModule, moduleOptionsOf(options), writes, report);
     enableDecorators(tree, project, writes, report);
+    checkTestRunner(tree, project, report);
     useThisCollection(project, writes, report);
-    switchTestingApps(tree, project, writes, report);
 
     writes.commit();
     if (writes.has('package.json')) context.addTask(new NodePackageInstallTask());
@@ -58,8 +59,8 @@ function moduleOptionsOf(options: NestAddOptions): ModuleOption[] {
   ];
 }
 
-function addPeerDependencies(project: NestProject, options: NestAddOptions, writes: PendingWrites, report: ChangeReport): void {
-  const plan = planDependencies(project.packageJson, ownPackageJson(), { durable: options.durable });
+function addPeerDependencies(project: NestProject, options: NestAddOptions, platform: HttpPlatformName, writes: PendingWrites, report: ChangeReport): void {
+  const plan = planDependencies(project.packageJson, ownPackageJson(), { durable: options.durable, platform });
   const added = Object.entries(plan.add).sort(([a], [b]) => a.localeCompare(b));
   if (added.length > 0) {
     writes.write('package.json', addDependencies(writes.read('package.json')!, plan.add));
@@ -68,8 +69,19 @@ function addPeerDependencies(project: NestProject, options: NestAddOptions, writ
   for (const dependency of plan.differing) report.note(`package.json has ${dependency}; align it if installing complains.`);
 }
 
-/** Switches main.ts to Fastify; returns the root module's file and class. */
-function switchBootstrap(tree: Tree, project: NestProject, writes: PendingWrites, report: ChangeReport): { path: string; className: string } {
+/**
+ * The one place that decides the app's HTTP platform: the one main.ts creates the app on (Express,
+ * Nest's default, stays Express: the module serves it as it is), or Fastify with `--platform
+ * fastify` — then main.ts and the testing apps of its specs move to Fastify, when nothing in
+ * main.ts is Express-only. Returns the platform and the root module main.ts creates the app with.
+ */
+function choosePlatform(
+  tree: Tree,
+  project: NestProject,
+  options: NestAddOptions,
+  writes: PendingWrites,
+  report: ChangeReport,
+): { rootModule: { path: string; className: string }; platform: HttpPlatformName } {
   const entry = project.entryFile;
   const text = writes.read(entry);
   if (text === undefined) {
@@ -77,14 +89,27 @@ function switchBootstrap(tree: Tree, project: NestProject, writes: PendingWrites
       'Pass --source-root, or set sourceRoot / entryFile in nest-cli.json, and run the command again.',
     ]);
   }
-  const bootstrap = switchBootstrapToFastify(entry, text);
-  if (bootstrap.switched) {
-    writes.write(entry, bootstrap.text);
-    report.changed(entry, 'creates the app on FastifyAdapter (NestFastifyApplication) instead of Express');
+  const bootstrap = readBootstrap(entry, text);
+  const platform = options.platform ?? bootstrap.platform;
+  if (platform === 'express' && bootstrap.platform === 'fastify') {
+    throw new ManualStepsRequired(`${entry} creates the app on FastifyAdapter; this schematic does not move an app from Fastify to Express.`, [
+      'Run `nest add @nest-jsonrpc/server` without --platform: JsonRpcModule serves the app on Fastify as it is.',
+      'Or create the app without FastifyAdapter in main.ts (Express, Nest’s default) and run the command again.',
+    ]);
   }
-  for (const note of bootstrap.notes) report.note(`${entry}: ${note}`);
+  if (platform === 'express') return { rootModule: rootModuleFile(tree, entry, bootstrap.rootModule), platform };
+  const switched = switchBootstrapToFastify(entry, text);
+  if (switched.switched) {
+    writes.write(entry, switched.text);
+    report.changed(entry, 'creates the app on FastifyAdapter (NestFastifyApplication) instead of Express');
+    switchTestingApps(tree, project, writes, report);
+  }
+  for (const note of switched.notes) report.note(`${entry}: ${note}`);
+  return { rootModule: rootModuleFile(tree, entry, switched.rootModule), platform };
+}
 
-  const { className, from } = bootstrap.rootModule;
+/** The file and class of the root module main.ts boots. */
+function rootModuleFile(tree: Tree, entry: string, { className, from }: { className: string; from: string | undefined }): { path: string; className: string } {
   if (from === undefined) return { path: entry, className };
   const path = resolveRelativeImport(tree, entry, from);
   if (!path) {
@@ -144,6 +169,13 @@ function enableDecorators(tree: Tree, project: NestProject, writes: PendingWrite
     report.changed(TSCONFIG, `turned on ${check.enabled.join(' and ')} (DTO validation reads the decorator metadata)`);
   }
   for (const warning of check.warnings) report.note(warning);
+}
+
+/** A CommonJS app tested with jest: what jest needs to load ES modules, when something is missing. */
+function checkTestRunner(tree: Tree, project: NestProject, report: ChangeReport): void {
+  const installedJest = readJsonFile<PackageJson>(tree, 'node_modules/jest/package.json')?.version;
+  const note = jestRequireEsmNote(project.packageJson, project.isEsm, { installedJest, nodeVersion: process.versions.node }, OWN_PACKAGE);
+  if (note !== undefined) report.note(note);
 }
 
 function useThisCollection(project: NestProject, writes: PendingWrites, report: ChangeReport): void {

@@ -4,5 +4,7 @@ export interface NestAddOptions {
   path?: string;
   stream: boolean;
   durable: boolean;
+  /** The platform the app should run on; none: the one main.ts creates it on (Express by default). */
+  platform?: 'fastify' | 'express';
   project?: string;
 }

@@ -17,26 +17,19 @@ export interface CompilerSettingsCheck {
   /** The new tsconfig.json text, when a decorator flag had to be turned on. */
   readonly tsconfig: string | undefined;
   readonly enabled: readonly string[];
-  /** What the app must change by hand (ESM), for the report. */
+  /** What the app must change by hand, for the report. */
   readonly warnings: readonly string[];
 }
 
 /**
  * Checks what JsonRpcModule needs from the compiler: decorators with metadata (the params DTO is read
- * from `design:paramtypes`) and ESM (Nest 12 and this package ship ESM only). The effective options
- * are read the way tsc reads them, `extends` included. Missing decorator flags are turned on in
- * tsconfig.json; converting a CommonJS app to ESM rewrites every relative import, so that is only
- * reported, with the steps.
+ * from `design:paramtypes`), and, in an ESM app, ES module output. The effective options are read
+ * the way tsc reads them, `extends` included. Missing decorator flags are turned on in
+ * tsconfig.json. A CommonJS app needs nothing more: the package loads with require() too.
  */
 export function checkCompilerSettings(tree: Tree, project: NestProject): CompilerSettingsCheck {
   const text = readText(tree, TSCONFIG);
   const warnings: string[] = [];
-  if (!project.isEsm) {
-    warnings.push(
-      'package.json has no "type": "module": Nest 12 and @nest-jsonrpc/server are ESM-only. Make the app ESM: ' +
-        'add "type": "module", set "module" and "moduleResolution" to "nodenext" in tsconfig.json, and end relative imports with .js.',
-    );
-  }
   if (text === undefined) {
     warnings.push(`There is no ${TSCONFIG}: make sure the compiler runs with experimentalDecorators and emitDecoratorMetadata on.`);
     return { tsconfig: undefined, enabled: [], warnings };

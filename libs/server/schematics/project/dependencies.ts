@@ -28,24 +28,29 @@ export interface DependencyPlan {
   readonly differing: readonly string[];
 }
 
+/** The packages of each HTTP platform the module serves on (optional peers: the app has one), Nest's adapter first. */
+export const PLATFORM_PACKAGES = { fastify: ['@nestjs/platform-fastify', 'fastify'], express: ['@nestjs/platform-express', 'express'] } as const;
+
 /**
- * The dependencies the app must declare: this package and its required peers (plus better-sqlite3
- * for durable streams on the default store). An app that declares one already keeps its range.
- * Each gets the newest alternative of the peer range: for better-sqlite3 that is 13, right for an
- * app made by @nestjs/cli 12 (Node >= 22.22), where 13 runs and 12 aborts on Node >= 24.19.
- * `@nestjs/platform-fastify` follows the app's `@nestjs/core` range (Nest's packages release in lockstep).
+ * The dependencies the app must declare: this package, its required peers and the packages of the
+ * platform the app runs on (plus better-sqlite3 for durable streams on the default store). An app
+ * that declares one already keeps its range. Each gets the newest alternative of the peer range:
+ * for better-sqlite3 that is 13, right for an app made by @nestjs/cli 12 (Node >= 22.22), where 13
+ * runs and 12 aborts on Node >= 24.19. Nest's adapter of the platform follows the app's
+ * `@nestjs/core` range (Nest's packages release in lockstep).
  */
-export function planDependencies(app: PackageJson, own: PackageJson, options: { durable: boolean }): DependencyPlan {
+export function planDependencies(app: PackageJson, own: PackageJson, options: { durable: boolean; platform: keyof typeof PLATFORM_PACKAGES }): DependencyPlan {
   const declared = { ...app.devDependencies, ...app.dependencies };
   const peers = own.peerDependencies ?? {};
   const wanted: Record<string, string> = { [OWN_PACKAGE]: `^${own.version}` };
+  const platform: readonly string[] = PLATFORM_PACKAGES[options.platform];
   for (const [name, range] of Object.entries(peers)) {
-    if (!own.peerDependenciesMeta?.[name]?.optional) wanted[name] = newestAlternative(range);
+    if (!own.peerDependenciesMeta?.[name]?.optional || platform.includes(name)) wanted[name] = newestAlternative(range);
   }
   if (options.durable && peers['better-sqlite3']) wanted['better-sqlite3'] = newestAlternative(peers['better-sqlite3']);
   const core = declared['@nestjs/core'];
-  const fastify = peers['@nestjs/platform-fastify'];
-  if (core && fastify && acceptedBy(fastify, core)) wanted['@nestjs/platform-fastify'] = core;
+  const nestAdapter = platform[0];
+  if (core && peers[nestAdapter] && acceptedBy(peers[nestAdapter], core)) wanted[nestAdapter] = core;
 
   const add: Record<string, string> = {};
   const differing: string[] = [];

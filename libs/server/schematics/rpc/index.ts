@@ -12,8 +12,10 @@ import {
   type Tree,
   url,
 } from '@angular-devkit/schematics';
+import { NodePackageInstallTask } from '@angular-devkit/schematics/tasks';
 import { posix } from 'node:path';
-import { OWN_PACKAGE } from '../project/dependencies';
+import { appPlatform } from '../project/app-platform';
+import { addDependencies, OWN_PACKAGE } from '../project/dependencies';
 import { findJsonRpcModuleSetup } from '../project/json-rpc-module-setup';
 import { type NestProject, readNestProject } from '../project/nest-project';
 import { PendingWrites } from '../project/pending-writes';
@@ -26,6 +28,9 @@ import { addToModule, refersTo } from '../typescript/nest-module';
 import type { RpcOptions } from './schema';
 
 const METHOD_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/** The zod an app gets for `--schema zod`: Standard JSON Schema (which describes the method) came in 4.2. */
+export const ZOD_RANGE = '^4.2.0';
 
 /** Where the files go and what everything is called, from `nest g rpc billing/charge`. */
 interface RpcTarget {
@@ -43,9 +48,10 @@ interface RpcTarget {
 
 /**
  * `nest g rpc <name>`: a provider with one @RpcMethod (or, with --type stream, an @RpcStream async
- * generator), its params DTO and result (or row) class, registration in the nearest module, and a
- * spec for the app's own test runner that boots the provider behind JsonRpcModule on a real port
- * and calls it over HTTP.
+ * generator), its params DTO and result (or row) class — or, with --schema zod (--type zod through
+ * the Nest CLI), zod schemas in their place — registration in the nearest module, and a spec for
+ * the app's own test runner that boots the provider behind JsonRpcModule on a real port and calls
+ * it over HTTP.
  */
 export function rpc(options: RpcOptions): Rule {
   return (tree, context) => {
@@ -53,35 +59,45 @@ export function rpc(options: RpcOptions): Rule {
       throw new SchematicsException(`${OWN_PACKAGE} generates TypeScript only (nest-cli.json says language "${options.language}").`);
     }
     const project = readNestProject(tree, options.sourceRoot);
-    const stream = options.stream || options.type === 'stream';
+    const stream = options.stream || options.type === 'stream' || options.type === 'zod-stream';
+    const zod = options.schema === 'zod' || options.type === 'zod' || options.type === 'zod-stream';
+    /** The file of the params and result (or row): DTO classes, or zod schemas. */
+    const models = zod ? 'schema' : 'dto';
     const target = targetOf(options, project);
     const writes = new PendingWrites(tree);
     const report = new ChangeReport();
     const providerFile = posix.join(target.directory, `${target.fileName}.rpc.ts`);
-    const existing = ['rpc', 'dto'].map((kind) => posix.join(target.directory, `${target.fileName}.${kind}.ts`)).filter((file) => tree.exists(file));
+    const existing = ['rpc', models].map((kind) => posix.join(target.directory, `${target.fileName}.${kind}.ts`)).filter((file) => tree.exists(file));
     if (existing.length > 0) {
       throw new ManualStepsRequired(`${existing.join(' and ')} exist already.`, [`Pick another name, or delete ${existing.length > 1 ? 'them' : 'it'} and run the command again.`]);
     }
 
     if (!options.skipImport) registerProvider(tree, project, target, providerFile, writes, report);
     checkModuleSetup(tree, project, stream, writes, report);
+    if (zod) addZod(project, writes, report);
     const testRunner = options.spec ? specRunner(project, report) : undefined;
     const specFileSuffix = strings.dasherize(options.specFileSuffix);
-    const created = ['rpc', 'dto', ...(testRunner ? [`rpc.${specFileSuffix}`] : [])].map((kind) => `${target.fileName}.${kind}.ts`);
+    const created = ['rpc', models, ...(testRunner ? [`rpc.${specFileSuffix}`] : [])].map((kind) => `${target.fileName}.${kind}.ts`);
     report.changed(target.directory, `created ${created.join(', ')}${testRunner ? ` (spec for ${testRunner})` : ''}`);
 
     const files = apply(url(stream ? './files/stream' : './files/method'), [
       testRunner ? noop() : filter((path) => !path.includes('__specFileSuffix__')),
+      filter((path) => !path.endsWith(zod ? '.dto.ts.template' : '.schema.ts.template')),
       applyTemplates({
         ...target,
         ext: project.isEsm ? '.js' : '',
         specFileSuffix,
         testRunner,
+        zod,
+        models,
+        // The spec boots its testing app on the platform main.ts runs the app on.
+        fastify: appPlatform(tree, project) === 'fastify',
         // Prettier's 80 columns, which `nest new` apps format with: one line when it fits.
         streamSignatureFits: `  async *${target.handler}(params: ${target.className}Params, ctx: RpcContext): AsyncGenerator<${target.className}Row> {`.length <= 80,
       }),
       move(target.directory),
     ]);
+    if (writes.has('package.json')) context.addTask(new NodePackageInstallTask());
     return chain([
       mergeWith(files),
       () => writes.commit(),
@@ -159,6 +175,19 @@ function checkModuleSetup(tree: Tree, project: NestProject, stream: boolean, wri
   if (edit.text === setup.text) return;
   writes.write(setup.path, edit.text);
   report.changed(setup.path, 'JsonRpcModule options now include stream: { enabled: true }');
+}
+
+/** A zod-validated method needs zod itself: declared unless the app has it already (at any range). */
+function addZod(project: NestProject, writes: PendingWrites, report: ChangeReport): void {
+  const declared = { ...project.packageJson.devDependencies, ...project.packageJson.dependencies };
+  if (declared.zod !== undefined) return;
+  const text = writes.read('package.json');
+  if (text === undefined) {
+    report.note(`No package.json: install zod (npm install zod@${ZOD_RANGE}) for the generated schemas.`);
+    return;
+  }
+  writes.write('package.json', addDependencies(text, { zod: ZOD_RANGE }));
+  report.changed('package.json', `dependencies: zod ${ZOD_RANGE} (installed next)`);
 }
 
 function specRunner(project: NestProject, report: ChangeReport): TestRunner | undefined {

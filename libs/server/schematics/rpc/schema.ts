@@ -7,8 +7,9 @@ export interface RpcOptions {
   spec: boolean;
   specFileSuffix: string;
   skipImport: boolean;
-  type: 'method' | 'stream';
+  type: 'method' | 'stream' | 'zod' | 'zod-stream';
   stream: boolean;
+  schema: 'class-validator' | 'zod';
   language?: string;
   format?: boolean;
   collection?: string;

@@ -5,7 +5,8 @@ import { applyEdits, findAll, lineOf, parseTypeScript, type TextEdit } from './s
 
 /**
  * Reads and switches the app's bootstrap file (`main.ts`): which module `NestFactory.create` boots,
- * and from Express (Nest's default adapter) to `FastifyAdapter`, which JsonRpcModule runs on.
+ * on which platform (Express, Nest's default adapter, or `FastifyAdapter`: JsonRpcModule serves
+ * both), and — with `nest add --platform fastify` — from Express to Fastify.
  *
  * The switch only rewrites what is adapter-specific in the create call and leaves every other line
  * alone. Code on the app object that only works on Express (middleware through `app.use`, Express
@@ -31,6 +32,26 @@ export interface RootModuleReference {
   readonly from: string | undefined;
 }
 
+/** The HTTP platforms the module serves on. */
+export type HttpPlatformName = 'fastify' | 'express';
+
+export interface Bootstrap {
+  readonly rootModule: RootModuleReference;
+  /** `fastify` when the app is created with `new FastifyAdapter(...)`; else Express, Nest's default. */
+  readonly platform: HttpPlatformName;
+}
+
+/** Which module main.ts boots, and on which platform. */
+export function readBootstrap(path: string, text: string): Bootstrap {
+  const sourceFile = parseTypeScript(path, text);
+  const create = findCreateCall(path, sourceFile);
+  return { rootModule: rootModuleOf(path, sourceFile, create), platform: isFastifyAdapter(create.arguments[1]) ? 'fastify' : 'express' };
+}
+
+function isFastifyAdapter(adapter: ts.Expression | undefined): boolean {
+  return adapter !== undefined && ts.isNewExpression(adapter) && ts.isIdentifier(adapter.expression) && adapter.expression.text === 'FastifyAdapter';
+}
+
 export interface BootstrapSwitch {
   readonly rootModule: RootModuleReference;
   /** The new text, or the old one when the app is on Fastify already. */
@@ -45,9 +66,7 @@ export function switchBootstrapToFastify(path: string, text: string): BootstrapS
   const create = findCreateCall(path, sourceFile);
   const rootModule = rootModuleOf(path, sourceFile, create);
   const adapter = create.arguments[1];
-  if (adapter && ts.isNewExpression(adapter) && ts.isIdentifier(adapter.expression) && adapter.expression.text === 'FastifyAdapter') {
-    return { rootModule, text, switched: false, notes: [] };
-  }
+  if (isFastifyAdapter(adapter)) return { rootModule, text, switched: false, notes: [] };
 
   const problems = expressOnlyCode(sourceFile, create);
   if (adapter && !ts.isObjectLiteralExpression(adapter)) {
@@ -59,7 +78,8 @@ export function switchBootstrapToFastify(path: string, text: string): BootstrapS
       [
         `Port those lines to Fastify (Express middleware -> a Fastify plugin registered with app.register(), e.g. @fastify/helmet, @fastify/compress, @fastify/cookie; see ${PORTING_GUIDE}).`,
         `Create the app with \`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())\` (both from @nestjs/platform-fastify).`,
-        'Run `nest add @nest-jsonrpc/server` again: it leaves a Fastify main.ts as it is and does the rest.',
+        'Run `nest add @nest-jsonrpc/server --platform fastify` again: it leaves a Fastify main.ts as it is and does the rest.',
+        'Or keep the app on Express: `nest add @nest-jsonrpc/server` without --platform serves JSON-RPC on Express as it is.',
       ],
     );
   }
@@ -88,8 +108,8 @@ export function switchBootstrapToFastify(path: string, text: string): BootstrapS
 function findCreateCall(path: string, sourceFile: ts.SourceFile): ts.CallExpression {
   const factory = localNameOf(sourceFile, 'NestFactory', '@nestjs/core');
   const byHand = [
-    'Import JsonRpcModule.forRoot() into the module your bootstrap file starts, and create the app with ' +
-      '`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())` (README: "Use it in your own Nest app").',
+    'Import JsonRpcModule.forRoot() into the module your bootstrap file starts (README: "Use it in your own Nest app"); ' +
+      'the app may run on Express or on Fastify.',
   ];
   if (!factory) throw new ManualStepsRequired(`${path} does not import NestFactory from @nestjs/core, so this schematic cannot find the app it starts.`, byHand);
   const calls = findAll(sourceFile, (node): node is ts.CallExpression =>

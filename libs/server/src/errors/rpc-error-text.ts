@@ -12,8 +12,8 @@ export interface RpcErrorTextOptions {
 export const WHOLE_PARAMS_PATH = '(params)';
 
 /**
- * An error object as text for a reader that is not a JSON-RPC client — an MCP tool result (seed
- * 001's rendering), an LLM tool result: first line exactly `Error <code>: <message>`; for -32602,
+ * An error object as text for a reader that is not a JSON-RPC client — an MCP tool result, an
+ * LLM tool result: first line exactly `Error <code>: <message>`; for -32602,
  * one `  - <path>: <message>` line per entry of `error.data` (the `ParamViolation[]` that `/rpc`
  * answers), in order, and nothing else. An entry without a path reads `(params)`; data that is
  * not a list of violations adds no line. Only what the client would be sent anyway: a -32603's

@@ -57,4 +57,19 @@ describe('RpcExceptionMapper', () => {
     expect(broken.toErrorObject(new Error('x'), 'm')).toEqual({ code: -32603, message: 'Internal error' });
     expect(broken.errors).toEqual(['Unhandled error in m: the exception mapper produced an invalid error object (code 1.5)']);
   });
+
+  it('mapError is pure: the error object and the cause to log, nothing logged, the same answer each time', () => {
+    const mapper = new QuietMapper();
+    const thrown = new Error('disk on fire');
+    const first = mapper.mapError(thrown, 'm');
+    expect(first).toEqual({ error: { code: -32603, message: 'Internal error' }, unhandled: { cause: thrown } });
+    expect(mapper.mapError(thrown, 'm')).toEqual(first);
+    expect(mapper.mapError(new RpcException('chosen', { code: -32603 }), 'm')).toEqual({ error: { code: -32603, message: 'chosen' } });
+    expect(mapper.mapError(new NotFoundException(), 'm')).toEqual({ error: { code: -32002, message: 'Not found' } });
+    expect(mapper.errors).toEqual([]);
+    // toErrorObject logs the cause each time it answers: it keeps no memory of earlier mappings.
+    mapper.toErrorObject(thrown, 'm');
+    mapper.toErrorObject(thrown, 'm');
+    expect(mapper.errors).toEqual(['Unhandled error in m: disk on fire', 'Unhandled error in m: disk on fire']);
+  });
 });

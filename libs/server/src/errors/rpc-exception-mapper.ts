@@ -13,63 +13,51 @@ const GENERIC_HTTP_MESSAGES = new Set([
   'ThrottlerException: Too Many Requests',
 ]);
 
+/** What a thrown value maps to: the error object the client is sent and, for a failure nobody chose, the cause to log. */
+export interface RpcErrorMapping {
+  readonly error: RpcErrorObject;
+  /**
+   * Set when `error` is a -32603 the mapper made (anything but an `RpcException`): what was thrown
+   * (or what was wrong with the mapping), to be logged with its stack and never sent.
+   */
+  readonly unhandled?: { readonly cause: unknown };
+}
+
 /**
- * Turns anything thrown during a call into the error object sent to the client (DESIGN §4).
+ * Turns anything thrown during a call into the error object sent to the client (README.md, "Errors").
  * RpcExceptions pass through; Nest HttpExceptions map by status; anything else is -32603 with the
- * fixed message, logged with its stack and never sent.
+ * fixed message, its cause logged with its stack and never sent.
  *
- * One instance serves every transport. To change the mapping, subclass it, override the protected
- * hooks, and name the subclass in the module options: `JsonRpcModule.forRoot({ exceptionMapper:
- * MyMapper })` (it is created with dependency injection, so it may inject global providers).
- * Whatever a subclass returns, the code that reaches the wire is an integer: anything else becomes
- * -32603 (logged).
+ * Stateless: `mapError` is a pure function of what was thrown (it may run more than once for one
+ * failure — the observer learns the code first, the transport answers with it), and
+ * `toErrorObject` is `mapError` plus logging the cause, called once by the code that answers the
+ * call. One instance serves every transport. To change the mapping, subclass it, override the
+ * protected hooks (keep them free of side effects; to change how a cause is logged, override
+ * `logUnhandled`), and name the subclass in the module options: `JsonRpcModule.forRoot({
+ * exceptionMapper: MyMapper })` (it is created with dependency injection, so it may inject global
+ * providers). Whatever a subclass returns, the code that reaches the wire is an integer: anything
+ * else becomes -32603 (logged).
  */
 @Injectable()
 export class RpcExceptionMapper {
   protected readonly logger = new Logger('JsonRpc');
-  /**
-   * What each thrown object was mapped to (for which method): the observer (spans, events) maps a
-   * call's error first, without logging; the transport's mapping then reuses it and logs a -32603
-   * cause exactly as before, once.
-   */
-  private readonly mapped = new WeakMap<object, { method: string | undefined; error: RpcErrorObject; unloggedCause?: { error: unknown } }>();
-  private quiet = false;
-  /** The -32603 cause a quiet mapping did not log (logged when the transport maps the same value). */
-  private unloggedCause: { error: unknown } | undefined;
 
+  /** The error object to answer with; a -32603's cause is logged here (the caller answers the call). */
   toErrorObject(error: unknown, method?: string): RpcErrorObject {
-    const key = typeof error === 'object' && error !== null ? error : undefined;
-    if (key !== undefined) {
-      const seen = this.mapped.get(key);
-      if (seen !== undefined && seen.method === method) {
-        if (seen.unloggedCause !== undefined && !this.quiet) {
-          this.logCause(seen.unloggedCause.error, method);
-          seen.unloggedCause = undefined;
-        }
-        return seen.error;
-      }
-    }
-    this.unloggedCause = undefined;
-    const mapped = this.map(error, method);
-    const result = isErrorObject(mapped)
-      ? mapped
-      : this.internal(new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`), method);
-    if (key !== undefined) this.mapped.set(key, { method, error: result, unloggedCause: this.unloggedCause });
-    this.unloggedCause = undefined;
-    return result;
+    const mapping = this.mapError(error, method);
+    if (mapping.unhandled !== undefined) this.logUnhandled(mapping.unhandled.cause, method);
+    return mapping.error;
   }
 
-  /**
-   * @internal `toErrorObject` without logging a -32603's cause: `observability/` learns a failed
-   * call's code before the transport maps (and logs) it.
-   */
-  toErrorObjectUnlogged(error: unknown, method?: string): RpcErrorObject {
-    this.quiet = true;
-    try {
-      return this.toErrorObject(error, method);
-    } finally {
-      this.quiet = false;
+  /** The error object and the cause to log, logging nothing: for code that reports a failure it does not answer. */
+  mapError(error: unknown, method?: string): RpcErrorMapping {
+    const mapped = this.map(error, method);
+    if (!isErrorObject(mapped)) {
+      const cause = new TypeError(`the exception mapper produced an invalid error object (code ${String((mapped as { code?: unknown } | null)?.code)})`);
+      return { error: this.internal(cause, method), unhandled: { cause } };
     }
+    if (mapped.code !== RpcErrorCode.InternalError || error instanceof RpcException) return { error: mapped };
+    return { error: mapped, unhandled: { cause: error } };
   }
 
   /** The mapping itself; subclasses usually override one of the hooks below instead. */
@@ -114,14 +102,13 @@ export class RpcExceptionMapper {
       : { code: RpcErrorCode.InvalidParams, message: RpcErrorMessage[RpcErrorCode.InvalidParams] };
   }
 
-  /** -32603 with the fixed message; the cause is logged (with its stack), never sent. */
-  protected internal(error: unknown, method?: string): RpcErrorObject {
-    if (this.quiet) this.unloggedCause = { error };
-    else this.logCause(error, method);
+  /** -32603 with the fixed message; `mapError` reports the cause to log (never sent). */
+  protected internal(_error: unknown, _method?: string): RpcErrorObject {
     return { code: RpcErrorCode.InternalError, message: RpcErrorMessage[RpcErrorCode.InternalError] };
   }
 
-  private logCause(error: unknown, method: string | undefined): void {
+  /** Logs a -32603's cause, with its stack and the method it happened in. */
+  protected logUnhandled(error: unknown, method: string | undefined): void {
     const where = method ? ` in ${method}` : '';
     if (error instanceof Error) this.logger.error(`Unhandled error${where}: ${error.message}`, error.stack);
     else this.logger.error(`Unhandled non-error value thrown${where}: ${safeString(error)}`);

@@ -2,9 +2,11 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import { findAppProvider } from '../options/app-providers.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { ResolvedObservabilityOptions } from '../options/observability-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { RpcPipeline } from '../pipeline/rpc-pipeline.js';
-import { RpcCallTelemetry, type RpcEventSink } from './rpc-call-telemetry.js';
+import { RpcCallTelemetry } from './rpc-call-telemetry.js';
+import type { RpcEventSink } from './rpc-call-reports.js';
 
 /**
  * `observability` at bootstrap: finds what the app has — `@opentelemetry/api` and the
@@ -17,14 +19,14 @@ export class RpcObservability implements OnModuleInit {
   private readonly logger = new Logger('JsonRpc');
 
   constructor(
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.observability) private readonly observability: ResolvedObservabilityOptions,
     private readonly pipeline: RpcPipeline,
     private readonly mapper: RpcExceptionMapper,
     private readonly moduleRef: ModuleRef,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const settings = this.options.observability;
+    const settings = this.observability;
     const api = settings.tracing || settings.metrics ? await optionalImport(() => import('@opentelemetry/api')) : undefined;
     const events = settings.events ? await this.findEventEmitter() : undefined;
     if (api === undefined && events === undefined && settings.logCalls === 'none') {

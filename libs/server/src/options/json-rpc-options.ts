@@ -1,17 +1,21 @@
 import type { Type } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { JsonRpcDurableOptions, ResolvedDurableOptions } from './durable-options.js';
 import type { JsonRpcMcpOptions, ResolvedMcpOptions } from './mcp-options.js';
 import type { JsonRpcExplorerOptions, JsonRpcOpenRpcOptions, ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './openrpc-options.js';
 import type { JsonRpcLimitsOptions, ResolvedLimitsOptions } from './limits-options.js';
-import type { JsonRpcRateLimitOptions } from './rate-limit-options.js';
+import type { JsonRpcRateLimitOptions, JsonRpcRateLimitPolicy } from './rate-limit-options.js';
 import type { JsonRpcObservabilityOptions, ResolvedObservabilityOptions } from './observability-options.js';
 
 export type RolesMatch = 'any' | 'all';
 
-export type RolesResolver = (request: FastifyRequest) => readonly string[] | undefined;
-export type UserIdResolver = (request: FastifyRequest) => string | number | undefined;
+/**
+ * Who is calling, as roles. `request` is the platform's request — Fastify's `FastifyRequest` or
+ * Express's `Request` — as the app's guards see it (`request.user`, headers...).
+ */
+export type RolesResolver = (request: any) => readonly string[] | undefined;
+/** Who is calling, as one stable id. `request`: the platform's request, as for `RolesResolver`. */
+export type UserIdResolver = (request: any) => string | number | undefined;
 
 export interface JsonRpcSecurityOptions {
   /** How a method's `roles` are matched when the method does not say: any one of them, or all. */
@@ -38,16 +42,29 @@ export interface JsonRpcSecurityOptions {
 
 /** Where rate-limit counters and cached results live when several instances serve one API. */
 export interface JsonRpcRedisOptions {
-  /** `redis://host:port/db`. */
-  url: string;
+  /** `redis://host:port/db` (or `rediss://`): one Redis node. Either this or `cluster`. */
+  url?: string;
+  /**
+   * A Redis Cluster: `{ nodes: ['redis://10.0.0.1:6379', ...] }`, some of its nodes (the rest are
+   * discovered). Credentials and TLS (`rediss://`) are taken from the first URL.
+   */
+  cluster?: { nodes: readonly string[] };
   /** Prefix of every key written (default `nest-jsonrpc:`), so apps can share one Redis. */
   keyPrefix?: string;
 }
 
+/** The `redis` option, resolved: one node or a cluster. */
+export type ResolvedRedisOptions =
+  | { readonly url: string; readonly cluster?: undefined; readonly keyPrefix: string }
+  | { readonly url?: undefined; readonly cluster: { readonly nodes: readonly string[] }; readonly keyPrefix: string };
+
 export interface JsonRpcStreamOptions {
   enabled?: boolean;
   path?: string;
-  /** Milliseconds of silence after which an SSE stream sends a `:` comment; 0 = never. Default 15000. */
+  /**
+   * Milliseconds of silence after which an SSE response — a live stream or a durable attach — gets
+   * a `:` comment; 0 = never. Default 15000.
+   */
   keepAliveMs?: number;
   /**
    * Headers of every stream response (live and durable attach), merged over the defaults
@@ -70,8 +87,18 @@ export interface JsonRpcModuleOptions {
   maxBatchSize?: number;
   /** Most batch items running at once for one HTTP request. Default 16. */
   batchConcurrency?: number;
-  /** Params handling. `rejectUnknown` (default true) answers -32602 for keys no parameter claims. */
+  /**
+   * Params handling. `rejectUnknown` (default true) answers -32602 for keys no parameter claims:
+   * DTOs and `@RpcParam` lists; a Standard Schema decides about unknown keys itself.
+   */
   params?: { rejectUnknown?: boolean };
+  /**
+   * Check what handlers return against a Standard Schema `result` (`@RpcMethod`) or `row`
+   * (`@RpcStream`), and send the schema's output. A value that fails answers -32603 (a stream
+   * ends with a -32603 error row) and is logged. Default false: results and rows are described
+   * by their schemas but sent as the handler returns them.
+   */
+  validateResults?: boolean;
   security?: JsonRpcSecurityOptions;
   /** Durable streams (started by `POST <path>`, attached at `GET <durable.path>/:id`). Default off. */
   durable?: JsonRpcDurableOptions;
@@ -92,10 +119,12 @@ export interface JsonRpcModuleOptions {
   limits?: JsonRpcLimitsOptions;
   /**
    * The rate limit of every method without its own `@RpcRateLimit` (and not lifted by
-   * `@SkipThrottle({ rpc: true })`): `{ limit, interval, scope?, blockDuration? }`, counted per
-   * method exactly as if each carried `@RpcRateLimit` with these options. Default: none.
+   * `@SkipThrottle({ rpc: true })`): `{ limit, interval, scope?, blockDuration?, onStoreError? }`,
+   * counted per method exactly as if each carried `@RpcRateLimit` with these options. Default:
+   * none. `{ onStoreError }` alone sets what every limit does while the `redis` option's Redis is
+   * unreachable, without a default limit.
    */
-  rateLimit?: JsonRpcRateLimitOptions;
+  rateLimit?: JsonRpcRateLimitOptions | JsonRpcRateLimitPolicy;
   /** Spans, metrics, events and call logs. Default `{ tracing: true, metrics: true, events: true, logCalls: 'errors' }`. */
   observability?: JsonRpcObservabilityOptions;
 }
@@ -120,6 +149,7 @@ export interface ResolvedJsonRpcOptions {
   readonly maxBatchSize: number;
   readonly batchConcurrency: number;
   readonly params: { readonly rejectUnknown: boolean };
+  readonly validateResults: boolean;
   readonly security: {
     readonly rolesMatch: RolesMatch;
     readonly rolesResolver?: RolesResolver;
@@ -131,13 +161,15 @@ export interface ResolvedJsonRpcOptions {
     readonly userIdResolver?: UserIdResolver;
   };
   readonly durable: ResolvedDurableOptions;
-  readonly redis: { readonly url: string; readonly keyPrefix: string } | undefined;
+  readonly redis: ResolvedRedisOptions | undefined;
   readonly exceptionMapper: Type<RpcExceptionMapper>;
   readonly mcp: ResolvedMcpOptions;
   readonly openrpc: ResolvedOpenRpcOptions;
   readonly explorer: ResolvedExplorerOptions;
   readonly limits: ResolvedLimitsOptions;
   readonly rateLimit: Readonly<JsonRpcRateLimitOptions> | undefined;
+  /** `rateLimit.onStoreError`, default `'allow'`: for every limit that does not set its own. */
+  readonly rateLimitOnStoreError: 'allow' | 'deny';
   readonly observability: ResolvedObservabilityOptions;
 }
 

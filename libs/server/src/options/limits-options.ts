@@ -1,4 +1,5 @@
-import type { OptionProblems } from './option-checks.js';
+import { check } from './option-checks.js';
+import { OptionSection } from './option-section.js';
 
 /** Bounds on what one client may cost the server (see docs/limits.md). */
 export interface JsonRpcLimitsOptions {
@@ -32,19 +33,20 @@ export interface ResolvedLimitsOptions {
   readonly stalledWriteMs: number;
 }
 
-export const LIMITS_KEYS = ['lingerMs', 'lingerBytes', 'bodyTimeoutMs', 'stalledWriteMs'];
-
 export const DEFAULT_LIMITS: ResolvedLimitsOptions = Object.freeze({ lingerMs: 5_000, lingerBytes: 16 * 1_048_576, bodyTimeoutMs: 30_000, stalledWriteMs: 30_000 });
 
-/** `o`: the `limits` section, its keys already checked. */
-export function resolveLimitsOptions(o: JsonRpcLimitsOptions, problems: OptionProblems): ResolvedLimitsOptions {
-  const lingerMs = o.lingerMs ?? DEFAULT_LIMITS.lingerMs;
-  const lingerBytes = o.lingerBytes ?? DEFAULT_LIMITS.lingerBytes;
-  const bodyTimeoutMs = o.bodyTimeoutMs ?? DEFAULT_LIMITS.bodyTimeoutMs;
-  const stalledWriteMs = o.stalledWriteMs ?? DEFAULT_LIMITS.stalledWriteMs;
-  problems.timerDelay('"limits.lingerMs"', lingerMs);
-  problems.integer('"limits.lingerBytes"', lingerBytes, 0);
-  problems.timerDelay('"limits.bodyTimeoutMs"', bodyTimeoutMs);
-  problems.timerDelay('"limits.stalledWriteMs"', stalledWriteMs);
-  return { lingerMs, lingerBytes, bodyTimeoutMs, stalledWriteMs };
-}
+/** The `limits` section. */
+export const limitsSection = new OptionSection<JsonRpcLimitsOptions, ResolvedLimitsOptions>('limits', {
+  lingerMs: {
+    default: DEFAULT_LIMITS.lingerMs,
+    check: check.timerDelay(),
+    doc: 'after a 413/415 sent before the body was read, how long the rest of the upload is still read and discarded so the client reads the answer ([docs/limits.md](docs/limits.md))',
+  },
+  lingerBytes: { default: DEFAULT_LIMITS.lingerBytes, shown: '`16 MiB`', check: check.integer(0), doc: '...and at most this many bytes of it; past that the connection closes' },
+  bodyTimeoutMs: { default: DEFAULT_LIMITS.bodyTimeoutMs, check: check.timerDelay(), doc: 'a request body still arriving this long after the request: 408, connection closed; `0` = none' },
+  stalledWriteMs: {
+    default: DEFAULT_LIMITS.stalledWriteMs,
+    check: check.timerDelay(),
+    doc: 'a stream reader (live or durable attach) that reads nothing this long while writes wait is dropped; `0` = never ([slow clients](docs/limits.md#slow-and-hostile-clients))',
+  },
+});

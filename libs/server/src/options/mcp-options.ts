@@ -1,5 +1,7 @@
 import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
-import type { OptionProblems } from './option-checks.js';
+import { resolveMcpAuthOptions, type JsonRpcMcpAuthOptions, type ResolvedMcpAuthOptions } from './mcp-auth-options.js';
+import { check, type OptionProblems } from './option-checks.js';
+import { OptionSection, type OptionRow } from './option-section.js';
 
 /** How a tool's result is rendered as its text block (`@RpcMcp({ format })`, `mcp.defaultFormat`). */
 export const MCP_FORMAT_NAMES = ['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const;
@@ -30,7 +32,7 @@ export interface JsonRpcMcpOptions {
   excludePrefixes?: readonly string[];
   /** Text rendering of results when the tool says none. Default `json`. */
   defaultFormat?: McpFormatName;
-  /** Also serve `GET <path>/tools` and `POST <path>/call` (the Symfony bundle's REST surface). Default false. */
+  /** Also serve `GET <path>/tools` and `POST <path>/call` (a REST surface for plain-HTTP clients). Default false. */
   rest?: boolean;
   /**
    * Hostnames (no port; IPv6 in brackets) a `<path>` request may name in `Host`, and in `Origin`
@@ -39,6 +41,19 @@ export interface JsonRpcMcpOptions {
    * `['*']` turns the check off (when a proxy in front already checks `Host`).
    */
   allowedHosts?: readonly string[];
+  /**
+   * The endpoint as an OAuth 2.1 resource server: publishes the Protected Resource Metadata
+   * (`/.well-known/oauth-protected-resource`) and answers calls that need identity with 401/403
+   * challenges (`WWW-Authenticate: Bearer resource_metadata=…`). Off by default.
+   */
+  auth?: JsonRpcMcpAuthOptions;
+  /** MCP Tasks (durable methods as tasks for clients that negotiate the Tasks extension). */
+  tasks?: JsonRpcMcpTasksOptions;
+}
+
+export interface JsonRpcMcpTasksOptions {
+  /** `pollIntervalMs` suggested to clients polling `tasks/get`. Default 1000. */
+  pollIntervalMs?: number;
 }
 
 export interface ResolvedMcpOptions {
@@ -54,45 +69,53 @@ export interface ResolvedMcpOptions {
   readonly rest: boolean;
   /** Lower-case hostnames; empty when the check is off (`['*']`). */
   readonly allowedHosts: readonly string[];
+  readonly auth: ResolvedMcpAuthOptions | undefined;
+  readonly tasks: { readonly pollIntervalMs: number };
 }
-
-export const MCP_KEYS = ['enabled', 'path', 'name', 'version', 'exposeAll', 'include', 'exclude', 'excludePrefixes', 'defaultFormat', 'rest', 'allowedHosts'];
 
 /** A hostname or `[ipv6]`, without scheme, port or path. */
 const HOSTNAME = /^(?:[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])$/i;
 
+const tasksSection = new OptionSection<JsonRpcMcpTasksOptions, ResolvedMcpOptions['tasks']>(
+  'mcp.tasks',
+  { pollIntervalMs: { default: 1000, check: check.integer(1, 3_600_000), doc: '`pollIntervalMs` suggested to clients polling `tasks/get`' } },
+  (path) => `Unknown option "${path}"`,
+);
+
+/** The `mcp` section (docs/mcp.md has the details of each). */
+export const mcpSection = new OptionSection<JsonRpcMcpOptions, ResolvedMcpOptions>('mcp', {
+  enabled: { default: false, check: check.boolean, doc: 'chosen methods as MCP tools on Streamable HTTP ([docs/mcp.md](docs/mcp.md#options-mcp))' },
+  path: { default: DEFAULT_PATHS.mcp, check: check.basePath, doc: 'its route (REST: `<path>/tools`, `<path>/call`)' },
+  name: { default: 'nest-jsonrpc', check: check.nonEmptyString, doc: '`serverInfo.name` answered to `initialize`' },
+  version: { default: '1.0.0', check: check.nonEmptyString, doc: '`serverInfo.version`' },
+  exposeAll: { default: false, check: check.boolean, doc: 'every method is a tool unless a rule hides it; `false`: only `@RpcMcp` methods and `include`' },
+  include: { default: [], check: check.stringList, doc: 'method names shown as tools whatever their decorators say (`exclude` still wins)' },
+  exclude: { default: [], check: check.stringList, doc: 'method names never shown as tools' },
+  excludePrefixes: { default: [], check: check.stringList, doc: "method-name prefixes never shown (unless in `include`), e.g. `['admin.']`" },
+  defaultFormat: { default: 'json', check: check.oneOf(MCP_FORMAT_NAMES), doc: `text rendering of results when the tool says none: ${MCP_FORMAT_NAMES.map((name) => `\`${name}\``).join(', ')}` },
+  rest: { default: false, check: check.boolean, doc: 'also serve `GET <path>/tools` and `POST <path>/call`' },
+  allowedHosts: {
+    resolve: (hosts, _label, problems) => resolveAllowedHosts(hosts as readonly string[] | undefined, problems),
+    shown: "`['localhost', '127.0.0.1', '[::1]']`",
+    doc: "hostnames a request may name in `Host` (and `Origin`), else 403 (DNS-rebinding protection); `['*']` turns the check off",
+  },
+  auth: {
+    resolve: (auth, _label, problems) => resolveMcpAuthOptions(auth as JsonRpcMcpAuthOptions | undefined, problems),
+    doc: 'the endpoint as an OAuth 2.1 resource server ([docs/mcp.md](docs/mcp.md#oauth-21-resource-server-mcpauth))',
+  },
+  tasks: { resolve: (tasks, _label, problems) => tasksSection.read(tasks, problems), doc: '`{ pollIntervalMs? }` (default 1000): MCP Tasks for durable methods' },
+});
+
+/** The rows of docs/mcp.md's `mcp` options table: the section's, and `mcp.tasks`' own. */
+export function mcpOptionRows(): OptionRow[] {
+  return [...mcpSection.rows().filter((row) => row.option !== 'mcp.tasks'), ...tasksSection.rows()];
+}
+
 /** `o`: the `mcp` section, its keys already checked. `taken`: the module's other routes. */
 export function resolveMcpOptions(o: JsonRpcMcpOptions, taken: readonly string[], problems: OptionProblems): ResolvedMcpOptions {
-  const enabled = o.enabled ?? false;
-  problems.boolean('"mcp.enabled"', enabled);
-  const path = o.path ?? DEFAULT_PATHS.mcp;
-  if (typeof path !== 'string' || !path.startsWith('/') || path.endsWith('/') || /[:*?]/.test(path)) {
-    problems.push('"mcp.path" must be a string starting with "/", without a trailing "/" or route wildcards');
-  } else if (enabled && taken.includes(path)) problems.push(`"mcp.path" "${path}" is already the route of another endpoint`);
-  const name = o.name ?? 'nest-jsonrpc';
-  const version = o.version ?? '1.0.0';
-  for (const [key, value] of [['name', name], ['version', version]] as const) {
-    if (typeof value !== 'string' || value.length === 0) problems.push(`"mcp.${key}" must be a non-empty string`);
-  }
-  problems.boolean('"mcp.exposeAll"', o.exposeAll);
-  problems.boolean('"mcp.rest"', o.rest);
-  const lists = { include: o.include, exclude: o.exclude, excludePrefixes: o.excludePrefixes };
-  for (const [key, value] of Object.entries(lists)) problems.stringList(`"mcp.${key}"`, value);
-  const defaultFormat = o.defaultFormat ?? 'json';
-  problems.oneOf('"mcp.defaultFormat"', defaultFormat, MCP_FORMAT_NAMES);
-  return {
-    enabled,
-    path,
-    name,
-    version,
-    exposeAll: o.exposeAll ?? false,
-    include: [...(o.include ?? [])],
-    exclude: [...(o.exclude ?? [])],
-    excludePrefixes: [...(o.excludePrefixes ?? [])],
-    defaultFormat,
-    rest: o.rest ?? false,
-    allowedHosts: resolveAllowedHosts(o.allowedHosts, problems),
-  };
+  const mcp = mcpSection.resolve(o, problems);
+  if (mcp.enabled && taken.includes(mcp.path)) problems.push(`"mcp.path" "${mcp.path}" is already the route of another endpoint`);
+  return mcp;
 }
 
 function resolveAllowedHosts(hosts: readonly string[] | undefined, problems: OptionProblems): string[] {

@@ -1,10 +1,11 @@
-import type { OptionProblems } from './option-checks.js';
+import { check } from './option-checks.js';
+import { OptionSection } from './option-section.js';
 
 /** Which calls `observability.logCalls` logs through Nest's `Logger`. */
 export type RpcCallLogging = 'errors' | 'all' | 'none';
 
 /**
- * Spans, metrics, events and logs per call (DESIGN §3 `observability`). Tracing and metrics use
+ * Spans, metrics, events and logs per call (docs/observability.md). Tracing and metrics use
  * `@opentelemetry/api` (an optional peer): no-ops until the app registers an OpenTelemetry SDK.
  * Events need `@nestjs/event-emitter` (an optional peer) in the app.
  */
@@ -29,22 +30,14 @@ export interface ResolvedObservabilityOptions {
   readonly logCalls: RpcCallLogging;
 }
 
-const OBSERVABILITY_KEYS = ['tracing', 'metrics', 'events', 'logCalls'];
-const LOG_CALLS: readonly RpcCallLogging[] = ['errors', 'all', 'none'];
-
-/** Fills the `observability` section's defaults; its problems are reported with the others. */
-export function resolveObservabilityOptions(options: JsonRpcObservabilityOptions | undefined, problems: OptionProblems): ResolvedObservabilityOptions {
-  const o: JsonRpcObservabilityOptions = problems.object('"observability"', options, OBSERVABILITY_KEYS, (key) => `unknown option "observability.${key}"`)
-    ? (options ?? {})
-    : {};
-  problems.boolean('"observability.tracing"', o.tracing);
-  problems.boolean('"observability.metrics"', o.metrics);
-  problems.boolean('"observability.events"', o.events);
-  problems.oneOf('"observability.logCalls"', o.logCalls ?? 'errors', LOG_CALLS);
-  return {
-    tracing: o.tracing ?? true,
-    metrics: o.metrics ?? true,
-    events: o.events ?? true,
-    logCalls: o.logCalls ?? 'errors',
-  };
-}
+/** The `observability` section. */
+export const observabilitySection = new OptionSection<JsonRpcObservabilityOptions, ResolvedObservabilityOptions>('observability', {
+  tracing: { default: true, check: check.boolean, doc: 'one span per call, named by its method (a no-op without an OpenTelemetry SDK)' },
+  metrics: { default: true, check: check.boolean, doc: '`rpc.server.call.duration` and the stream counters (a no-op without an OpenTelemetry SDK)' },
+  events: { default: true, check: check.boolean, doc: '`jsonrpc.*` events (with `@nestjs/event-emitter`)' },
+  logCalls: {
+    default: 'errors',
+    check: check.oneOf(['errors', 'all', 'none'] satisfies RpcCallLogging[]),
+    doc: "`'errors'`: a line per failed call; `'all'`: per call; `'none'` ([observability](docs/observability.md#logs))",
+  },
+});

@@ -46,6 +46,16 @@ describe('openrpc and explorer options', () => {
     }
   });
 
+  it('check info.contact and info.license as sections of their own', () => {
+    const info = { title: 't', version: '1' };
+    expect(problemsOf({ openrpc: { enabled: true, info: { ...info, license: 'MIT' as never } } })).toBe('JsonRpcModule: invalid options:\n  - "openrpc.info.license" must be an object');
+    expect(problemsOf({ openrpc: { enabled: true, info: { ...info, license: { url: 'u' } as never, contact: { phone: 1 } as never } } })).toBe(
+      'JsonRpcModule: invalid options:\n  - unknown option "openrpc.info.contact.phone"\n  - "openrpc.info.license.name" must be a non-empty string',
+    );
+    const o = resolveJsonRpcOptions({ openrpc: { enabled: true, info } });
+    expect(Object.keys(o.openrpc.info)).toEqual(['title', 'version']);
+  });
+
   it('refuse routes the module already serves', () => {
     const info = { title: 't', version: '1' };
     expect(problemsOf({ openrpc: { enabled: true, info, path: '/rpc' } })).toContain('"openrpc.path" (/rpc) is already a route of the module');

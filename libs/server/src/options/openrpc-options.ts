@@ -1,5 +1,6 @@
 import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
-import type { OptionProblems } from './option-checks.js';
+import { check, type OptionProblems } from './option-checks.js';
+import { OptionSection } from './option-section.js';
 
 /** `info` of the OpenRPC document (OpenRPC 1.3.2 Info Object). */
 export interface JsonRpcOpenRpcInfo {
@@ -46,78 +47,80 @@ export interface ResolvedExplorerOptions {
   readonly path: string;
 }
 
-const OPENRPC_KEYS = ['enabled', 'path', 'info', 'serverUrl'];
-const EXPLORER_KEYS = ['enabled', 'path'];
-const INFO_KEYS = ['title', 'version', 'description', 'termsOfService', 'contact', 'license'];
+const unknownKey = (path: string) => `unknown option "${path}"`;
 
-/** Static routes: no trailing slash, no Fastify route syntax. */
-function staticPath(label: string, value: unknown, problems: OptionProblems): void {
-  if (typeof value !== 'string' || !value.startsWith('/') || (value.length > 1 && value.endsWith('/')) || /[:*?#\s]/.test(value)) {
-    problems.push(`${label} must be a string starting with "/", without a trailing "/", spaces or route wildcards, got ${JSON.stringify(value)}`);
-  }
-}
+const contactSection = new OptionSection<NonNullable<JsonRpcOpenRpcInfo['contact']>, NonNullable<JsonRpcOpenRpcInfo['contact']>>('openrpc.info.contact', {
+  name: { check: check.string, doc: 'a name to contact' },
+  email: { check: check.string, doc: 'an email address' },
+  url: { check: check.string, doc: 'a URL' },
+});
+
+const licenseSection = new OptionSection<NonNullable<JsonRpcOpenRpcInfo['license']>, NonNullable<JsonRpcOpenRpcInfo['license']>>('openrpc.info.license', {
+  name: { required: true, check: check.nonEmptyString, doc: 'the license name' },
+  url: { check: check.string, doc: 'its URL' },
+});
+
+/** `openrpc.info`: a copy, so the app's object is never frozen by ours. */
+const infoSection = new OptionSection<JsonRpcOpenRpcInfo, JsonRpcOpenRpcInfo>(
+  'openrpc.info',
+  {
+    title: { required: true, check: check.nonEmptyString, doc: 'the API title' },
+    version: { required: true, check: check.nonEmptyString, doc: 'the API version' },
+    description: { check: check.string, doc: 'a description' },
+    termsOfService: { check: check.string, doc: 'the terms of service' },
+    contact: { resolve: (contact, _label, problems) => (contact === undefined ? undefined : contactSection.read(contact, problems)), doc: '`{ name?, email?, url? }`' },
+    license: { resolve: (license, _label, problems) => (license === undefined ? undefined : licenseSection.read(license, problems)), doc: '`{ name, url? }`' },
+  },
+  unknownKey,
+);
+
+/** The `openrpc` section. */
+export const openRpcSection = new OptionSection<JsonRpcOpenRpcOptions, ResolvedOpenRpcOptions>('openrpc', {
+  enabled: { default: false, check: check.boolean, doc: '`rpc.discover` on `path` and the document\'s GET route ([docs/openrpc.md](docs/openrpc.md))' },
+  path: { default: DEFAULT_PATHS.openrpc, check: check.routePath, doc: 'route of the document' },
+  info: {
+    resolve: (info, _label, problems) => resolveInfo(info as JsonRpcOpenRpcInfo | undefined, problems),
+    shown: '— (required when enabled)',
+    doc: '`{ title, version, description?, termsOfService?, contact?, license? }`',
+  },
+  serverUrl: {
+    check: (problems, label, value) => {
+      problems.string(label, value);
+      if (typeof value === 'string' && !isHttpUrl(value)) {
+        problems.push(`${label} must be an absolute http(s) URL (the OpenRPC meta-schema requires a URI), got ${JSON.stringify(value)}`);
+      }
+    },
+    shown: 'from the request',
+    doc: 'absolute URL written in `servers[0].url`',
+  },
+});
+
+/** The `explorer` section. */
+export const explorerSection = new OptionSection<JsonRpcExplorerOptions, ResolvedExplorerOptions>('explorer', {
+  enabled: { default: false, check: check.boolean, doc: 'the explorer page (needs `openrpc.enabled`)' },
+  path: { default: DEFAULT_PATHS.explorer, check: check.routePath, doc: 'route of the page; its assets are served under it' },
+});
 
 /**
- * Fills the `openrpc` and `explorer` sections; their problems are reported with the others.
- * `taken`: routes the module already serves (`path`, and `stream.path` when enabled), which the
- * document and the page must not shadow.
+ * What the `openrpc` and `explorer` sections say together (each resolved by its table):
+ * `taken` are routes the module already serves (`path`, and `stream.path` when enabled), which
+ * the document and the page must not shadow. `infoGiven`: whether the app wrote `openrpc.info`.
  */
-export function resolveOpenRpcOptions(
-  openrpc: JsonRpcOpenRpcOptions | undefined,
-  explorer: JsonRpcExplorerOptions | undefined,
-  taken: readonly string[],
-  problems: OptionProblems,
-): { openrpc: ResolvedOpenRpcOptions; explorer: ResolvedExplorerOptions } {
-  const o: JsonRpcOpenRpcOptions = problems.object('"openrpc"', openrpc, OPENRPC_KEYS, (key) => `unknown option "openrpc.${key}"`) ? (openrpc ?? {}) : {};
-  const e: JsonRpcExplorerOptions = problems.object('"explorer"', explorer, EXPLORER_KEYS, (key) => `unknown option "explorer.${key}"`) ? (explorer ?? {}) : {};
-  const enabled = o.enabled ?? false;
-  problems.boolean('"openrpc.enabled"', enabled);
-  const path = o.path ?? DEFAULT_PATHS.openrpc;
-  staticPath('"openrpc.path"', path, problems);
-  const info = resolveInfo(o.info, enabled === true, problems);
-  problems.string('"openrpc.serverUrl"', o.serverUrl);
-  if (typeof o.serverUrl === 'string' && !isHttpUrl(o.serverUrl)) {
-    problems.push(`"openrpc.serverUrl" must be an absolute http(s) URL (the OpenRPC meta-schema requires a URI), got ${JSON.stringify(o.serverUrl)}`);
-  }
-
-  const explorerEnabled = e.enabled ?? false;
-  problems.boolean('"explorer.enabled"', explorerEnabled);
-  const explorerPath = e.path ?? DEFAULT_PATHS.explorer;
-  staticPath('"explorer.path"', explorerPath, problems);
+export function checkOpenRpcRoutes(openrpc: ResolvedOpenRpcOptions, infoGiven: boolean, explorer: ResolvedExplorerOptions, taken: readonly string[], problems: OptionProblems): void {
+  if (openrpc.enabled === true && !infoGiven) problems.push('"openrpc.info" is required when OpenRPC is enabled: { title, version } of your API');
   // The page only shows what the document says; enabling the document silently would publish it.
-  if (explorerEnabled === true && enabled !== true) {
+  if (explorer.enabled === true && openrpc.enabled !== true) {
     problems.push('"explorer.enabled" needs the OpenRPC document the page reads: set openrpc: { enabled: true, info: { title, version } } too');
   }
-  if (enabled === true && taken.includes(path)) problems.push(`"openrpc.path" (${path}) is already a route of the module`);
-  if (explorerEnabled === true) {
-    if (taken.includes(explorerPath) || explorerPath === path) problems.push(`"explorer.path" (${explorerPath}) is already a route of the module`);
+  if (openrpc.enabled === true && taken.includes(openrpc.path)) problems.push(`"openrpc.path" (${openrpc.path}) is already a route of the module`);
+  if (explorer.enabled === true) {
+    if (taken.includes(explorer.path) || explorer.path === openrpc.path) problems.push(`"explorer.path" (${explorer.path}) is already a route of the module`);
   }
-  return {
-    openrpc: { enabled, path, info, serverUrl: o.serverUrl },
-    explorer: { enabled: explorerEnabled, path: explorerPath },
-  };
 }
 
-function resolveInfo(info: JsonRpcOpenRpcInfo | undefined, required: boolean, problems: OptionProblems): JsonRpcOpenRpcInfo {
-  if (info === undefined) {
-    if (required) problems.push('"openrpc.info" is required when OpenRPC is enabled: { title, version } of your API');
-    return { title: '', version: '' };
-  }
-  if (!problems.object('"openrpc.info"', info, INFO_KEYS, (key) => `unknown option "openrpc.info.${key}"`)) return { title: '', version: '' };
-  for (const key of ['title', 'version'] as const) {
-    if (typeof info[key] !== 'string' || info[key].length === 0) problems.push(`"openrpc.info.${key}" must be a non-empty string`);
-  }
-  problems.string('"openrpc.info.description"', info.description);
-  problems.string('"openrpc.info.termsOfService"', info.termsOfService);
-  if (problems.object('"openrpc.info.contact"', info.contact, ['name', 'email', 'url'], (key) => `unknown option "openrpc.info.contact.${key}"`) && info.contact) {
-    for (const key of ['name', 'email', 'url'] as const) problems.string(`"openrpc.info.contact.${key}"`, info.contact[key]);
-  }
-  if (problems.object('"openrpc.info.license"', info.license, ['name', 'url'], (key) => `unknown option "openrpc.info.license.${key}"`) && info.license) {
-    if (typeof info.license.name !== 'string' || info.license.name.length === 0) problems.push('"openrpc.info.license.name" must be a non-empty string');
-    problems.string('"openrpc.info.license.url"', info.license.url);
-  }
-  // A copy: the app's object is never frozen by ours.
-  return structuredClone(info);
+function resolveInfo(info: JsonRpcOpenRpcInfo | undefined, problems: OptionProblems): JsonRpcOpenRpcInfo {
+  if (info === undefined || !infoSection.checkKeys(info, problems)) return { title: '', version: '' };
+  return infoSection.resolve(info, problems);
 }
 
 function isHttpUrl(value: string): boolean {

@@ -34,8 +34,8 @@ export class OptionProblems {
   }
 
   /** Milliseconds a timer will wait: Node clamps longer delays to 1 ms (a "practically never" value would flood). */
-  timerDelay(label: string, value: unknown): void {
-    this.integer(label, value, 0);
+  timerDelay(label: string, value: unknown, min = 0): void {
+    this.integer(label, value, min);
     if (typeof value === 'number' && value > MAX_TIMER_DELAY_MS) {
       this.push(`${label} must be at most ${MAX_TIMER_DELAY_MS} (about 24.8 days), got ${value}`);
     }
@@ -63,9 +63,15 @@ export class OptionProblems {
     }
   }
 
-  /** A route: a string starting with `/`. */
-  path(label: string, value: unknown): void {
-    if (typeof value !== 'string' || !value.startsWith('/')) this.push(`${label} must be a string starting with "/"`);
+  /**
+   * The one rule of every route option (`path`, `stream.path`, `durable.path`...): `/`, or
+   * `/segments` without a trailing `/`, spaces, a fragment or route syntax (`:param`, `*`, `?`),
+   * which Fastify and Express would read as patterns rather than the literal route.
+   */
+  routePath(label: string, value: unknown): void {
+    if (typeof value !== 'string' || !value.startsWith('/') || (value.length > 1 && value.endsWith('/')) || /[:*?#\s]/.test(value)) {
+      this.push(`${label} must be a string starting with "/", without a trailing "/", spaces or route wildcards, got ${JSON.stringify(value)}`);
+    }
   }
 
   /** Undefined, or an array of non-empty strings (`nonEmptyList`: with at least one). */
@@ -76,6 +82,29 @@ export class OptionProblems {
     return false;
   }
 }
+
+/** Checks one present value; pushes its problems, naming it `label` (`"durable.retryMs"`). */
+export type OptionCheck = (problems: OptionProblems, label: string, value: unknown) => void;
+
+/** The checks option tables name (see option-section.ts). */
+export const check = {
+  boolean: ((problems, label, value) => problems.boolean(label, value)) as OptionCheck,
+  func: ((problems, label, value) => problems.func(label, value)) as OptionCheck,
+  string: ((problems, label, value) => problems.string(label, value)) as OptionCheck,
+  routePath: ((problems, label, value) => problems.routePath(label, value)) as OptionCheck,
+  /** A route with routes built below it as `${path}/…` (durable, MCP): the route rule, and not `/` itself. */
+  basePath: ((problems, label, value) => {
+    problems.routePath(label, value);
+    if (value === '/') problems.push(`${label} must not be "/": routes are built below it`);
+  }) as OptionCheck,
+  stringList: ((problems, label, value) => problems.stringList(label, value)) as OptionCheck,
+  integer: (min: number, max?: number): OptionCheck => (problems, label, value) => problems.integer(label, value, min, max),
+  timerDelay: (min = 0): OptionCheck => (problems, label, value) => problems.timerDelay(label, value, min),
+  oneOf: (allowed: readonly unknown[]): OptionCheck => (problems, label, value) => problems.oneOf(label, value, allowed),
+  nonEmptyString: ((problems, label, value) => {
+    if (typeof value !== 'string' || value.length === 0) problems.push(`${label} must be a non-empty string`);
+  }) as OptionCheck,
+};
 
 export function isPositiveNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;

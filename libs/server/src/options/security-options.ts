@@ -1,27 +1,24 @@
 import type { JsonRpcSecurityOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
-import { isStringList, type OptionProblems } from './option-checks.js';
+import { check, isStringList, type OptionProblems } from './option-checks.js';
+import { OptionSection } from './option-section.js';
 
-export const SECURITY_KEYS = ['rolesMatch', 'rolesResolver', 'exposeRoleNames', 'defaultRoles', 'publicMethods', 'publicPrefixes', 'prefixRoles', 'userIdResolver'];
+/** The `security` section. */
+export const securitySection = new OptionSection<JsonRpcSecurityOptions, ResolvedJsonRpcOptions['security']>('security', {
+  rolesMatch: { default: 'any', check: check.oneOf(['any', 'all']), doc: "default for methods' `rolesMatch`" },
+  rolesResolver: { check: check.func, doc: '`(request) => string[]`, who is calling, as roles (default `request.user.roles`)' },
+  exposeRoleNames: { default: true, check: check.boolean, doc: '`false`: every denial says just `Access denied`' },
+  defaultRoles: { resolve: (v, label, problems) => roleList(v, label, problems), doc: 'roles of every method that declares none ([resolution order](docs/security.md#roles))' },
+  publicMethods: { resolve: (v, label, problems) => roleList(v, label, problems), doc: 'methods open to everyone even when `defaultRoles` is set' },
+  publicPrefixes: { resolve: (v, label, problems) => roleList(v, label, problems), doc: "method-name prefixes open to everyone even when `defaultRoles` is set (`'health.'`)" },
+  prefixRoles: {
+    resolve: (v, _label, problems) => resolvePrefixRoles(v as JsonRpcSecurityOptions['prefixRoles'], problems),
+    doc: "roles per method-name prefix (`{ 'admin.': ['admin'] }`); the longest matching prefix wins",
+  },
+  userIdResolver: { check: check.func, shown: '`user.id`, `sub`, `username`', doc: "who the user is, for `'user'` scopes and durable stream ownership" },
+});
 
-/** `o`: the `security` section, its keys already checked. */
-export function resolveSecurityOptions(o: JsonRpcSecurityOptions, problems: OptionProblems): ResolvedJsonRpcOptions['security'] {
-  const rolesMatch = o.rolesMatch ?? 'any';
-  problems.oneOf('"security.rolesMatch"', rolesMatch, ['any', 'all']);
-  problems.func('"security.rolesResolver"', o.rolesResolver);
-  problems.func('"security.userIdResolver"', o.userIdResolver);
-  problems.boolean('"security.exposeRoleNames"', o.exposeRoleNames);
-  const list = (name: 'defaultRoles' | 'publicMethods' | 'publicPrefixes'): readonly string[] =>
-    problems.stringList(`"security.${name}"`, o[name]) ? [...(o[name] ?? [])] : [];
-  return {
-    rolesMatch,
-    rolesResolver: o.rolesResolver,
-    exposeRoleNames: o.exposeRoleNames ?? true,
-    defaultRoles: list('defaultRoles'),
-    publicMethods: list('publicMethods'),
-    publicPrefixes: list('publicPrefixes'),
-    prefixRoles: resolvePrefixRoles(o.prefixRoles, problems),
-    userIdResolver: o.userIdResolver,
-  };
+function roleList(value: unknown, label: string, problems: OptionProblems): readonly string[] {
+  return problems.stringList(label, value) && value !== undefined ? [...(value as readonly string[])] : [];
 }
 
 function resolvePrefixRoles(given: JsonRpcSecurityOptions['prefixRoles'], problems: OptionProblems): Record<string, readonly string[]> {

@@ -1,6 +1,7 @@
 import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
 import type { JsonRpcStreamOptions, ResolvedJsonRpcOptions } from './json-rpc-options.js';
-import type { OptionProblems } from './option-checks.js';
+import { check, type OptionProblems } from './option-checks.js';
+import { OptionSection } from './option-section.js';
 
 /** Headers every stream carries (live and durable attach) unless `stream.headers` says otherwise. */
 export const DEFAULT_STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -9,23 +10,21 @@ export const DEFAULT_STREAM_HEADERS: Readonly<Record<string, string>> = Object.f
   'x-content-type-options': 'nosniff',
 });
 
-export const STREAM_KEYS = ['enabled', 'path', 'keepAliveMs', 'headers'];
-
 /** Header names are tokens; values must not carry line breaks (response splitting). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 
-/** `o`: the `stream` section, its keys already checked. */
-export function resolveStreamOptions(o: JsonRpcStreamOptions, rpcPath: string, problems: OptionProblems): ResolvedJsonRpcOptions['stream'] {
-  const enabled = o.enabled ?? false;
-  problems.boolean('"stream.enabled"', enabled);
-  const path = o.path ?? DEFAULT_PATHS.stream;
-  problems.path('"stream.path"', path);
-  if (enabled && path === rpcPath) problems.push(`"stream.path" must differ from "path" (both are "${rpcPath}")`);
-  const keepAliveMs = o.keepAliveMs ?? 15_000;
-  problems.timerDelay('"stream.keepAliveMs"', keepAliveMs);
-  return { enabled, path, keepAliveMs, headers: resolveStreamHeaders(o.headers, problems) };
-}
+/** The `stream` section. */
+export const streamSection = new OptionSection<JsonRpcStreamOptions, ResolvedJsonRpcOptions['stream']>('stream', {
+  enabled: { default: false, check: check.boolean, doc: 'the streaming endpoint ([docs/streaming.md](docs/streaming.md))' },
+  path: { default: DEFAULT_PATHS.stream, check: check.routePath, doc: 'its route' },
+  keepAliveMs: { default: 15_000, check: check.timerDelay(), doc: 'SSE `:` comment after this much silence, live streams and durable attaches; `0` = never' },
+  headers: {
+    resolve: (headers, _label, problems) => resolveStreamHeaders(headers as JsonRpcStreamOptions['headers'], problems),
+    shown: '`Cache-Control: no-cache`, `X-Accel-Buffering: no`, `X-Content-Type-Options: nosniff`',
+    doc: 'headers of every stream response, merged over the defaults; `null` removes one',
+  },
+});
 
 function resolveStreamHeaders(headers: JsonRpcStreamOptions['headers'], problems: OptionProblems): Record<string, string> {
   const resolved: Record<string, string> = { ...DEFAULT_STREAM_HEADERS };

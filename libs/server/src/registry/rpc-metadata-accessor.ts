@@ -15,12 +15,12 @@ import {
   RPC_RATE_LIMIT_METADATA,
   RPC_STREAM_METADATA,
 } from '../decorators/metadata-keys.js';
-import type { RpcCacheOptions } from '../decorators/rpc-cache.decorator.js';
-import type { RpcMcpOptions } from '../decorators/rpc-mcp.decorator.js';
-import type { RpcMethodMetadata } from '../decorators/rpc-method.decorator.js';
-import type { RpcArgMetadata } from '../decorators/rpc-param.decorators.js';
-import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.decorator.js';
-import type { RpcStreamOptions } from '../decorators/rpc-stream.decorator.js';
+import type { RpcCacheOptions } from '../decorators/rpc-cache.js';
+import type { RpcMcpOptions } from '../decorators/rpc-mcp.js';
+import type { RpcMethodMetadata } from '../decorators/rpc-method.js';
+import type { RpcArgMetadata } from '../decorators/rpc-params.js';
+import type { RpcRateLimitOptions } from '../decorators/rpc-rate-limit.js';
+import type { RpcStreamOptions } from '../decorators/rpc-stream.js';
 
 /** A `createParamDecorator` parameter as Nest records it: its factory runs in Nest's param pipeline. */
 export interface CustomParamMetadata {

@@ -1,22 +1,35 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner } from '@nestjs/core';
+import { DiscoveryService, ExternalContextCreator } from '@nestjs/core';
 import type { ApplicationConfig } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { isReservedMethodName, StreamFormat } from '@nest-jsonrpc/protocol';
 import { RpcContext } from '../context/rpc-context.js';
-import type { RpcMethodOptions } from '../decorators/rpc-method.decorator.js';
-import { JSON_RPC_MODULE_OPTIONS, type ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import type { RpcMethodOptions } from '../decorators/rpc-method.js';
+import { isStandardSchema } from '../decorators/standard-schema.js';
+import type { ResolvedDurableOptions } from '../options/durable-options.js';
+import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
+import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
 import { OptionProblems } from '../options/option-checks.js';
 import { ParamPlan } from '../params/param-plan.js';
+import { StandardSchemaCheck } from '../params/standard-schema-check.js';
 import { resolveEffectiveRoles } from '../security/effective-roles.js';
 import { effectiveRateLimit } from '../throttling/default-rate-limit.js';
 import { RPC_THROTTLER_NAME } from '../throttling/rpc-method-rate-limiter.js';
 import { checkCacheOptions, checkMcpOptions, checkMethodOptions, checkRateLimitOptions, checkStreamOptions } from './method-option-checks.js';
-import { describeMethods, type RpcMethodDraft } from './method-schemas.js';
+import { describeMethods, type RpcMethodDraft } from './describe-methods.js';
 import { RpcMetadataAccessor } from './rpc-metadata-accessor.js';
+import { rpcMethodHostOf, type RpcHostMethod, type RpcMethodHost } from './rpc-method-hosts.js';
 import { RpcMethodRegistry } from './rpc-method-registry.js';
 
 const NO_BUILT_INS: ReadonlySet<object> = new Set();
+
+/** Where a JSON Schema that describes a Standard Schema goes, by what it describes. */
+const JSON_SCHEMA_OPTION: Readonly<Record<string, string>> = {
+  params: '@RpcMethod(name, { jsonSchema: { params } }) or @RpcParams({ jsonSchema })',
+  param: '@RpcParam(name, { jsonSchema })',
+  result: '@RpcMethod(name, { jsonSchema: { result } })',
+  row: '@RpcStream({ jsonSchema: { row } })',
+};
 
 /** Raised at bootstrap with every configuration problem found, so one restart fixes them all. */
 export class RpcStartupError extends Error {
@@ -36,10 +49,15 @@ export class RpcMethodExplorer {
 
   constructor(
     private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
     private readonly metadata: RpcMetadataAccessor,
     private readonly contextCreator: ExternalContextCreator,
-    @Inject(JSON_RPC_MODULE_OPTIONS) private readonly options: ResolvedJsonRpcOptions,
+    @Inject(OPTIONS_SECTION.path) private readonly path: string,
+    @Inject(OPTIONS_SECTION.stream) private readonly streamRoute: ResolvedJsonRpcOptions['stream'],
+    @Inject(OPTIONS_SECTION.params) private readonly params: ResolvedJsonRpcOptions['params'],
+    @Inject(OPTIONS_SECTION.validateResults) private readonly validateResults: boolean,
+    @Inject(OPTIONS_SECTION.security) private readonly security: ResolvedJsonRpcOptions['security'],
+    @Inject(OPTIONS_SECTION.durable) private readonly durable: ResolvedDurableOptions,
+    @Inject(OPTIONS_SECTION.rateLimit) private readonly defaultRateLimit: ResolvedJsonRpcOptions['rateLimit'],
   ) {}
 
   /**
@@ -54,21 +72,20 @@ export class RpcMethodExplorer {
     const seen = new Set<unknown>();
 
     for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
-      const prototype = this.prototypeOf(wrapper);
-      if (!prototype || seen.has(prototype)) continue;
-      seen.add(prototype);
-      for (const methodKey of this.scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[methodKey] as (...args: unknown[]) => unknown;
-        const meta = this.metadata.getMethodMetadata(handler);
-        if (!meta) continue;
-        const where = `${prototype.constructor.name}.${methodKey}`;
-        const builtIn = builtIns.has(prototype.constructor);
-        const definition = this.define(wrapper, prototype, methodKey, handler, meta.name, meta.options, where, global, problems, builtIn);
+      const host = rpcMethodHostOf(wrapper, this.metadata, !wrapper.isDependencyTreeStatic());
+      if (!host || seen.has(host.key)) continue;
+      seen.add(host.key);
+      for (const problem of host.problems) problems.push(problem);
+      for (const method of host.methods) {
+        const meta = this.metadata.getMethodMetadata(method.declared)!;
+        const where = `${host.classRef.name}.${method.methodKey}`;
+        const builtIn = builtIns.has(host.classRef);
+        const definition = this.define(wrapper, host, method, meta.name, meta.options, where, global, problems, builtIn);
         if (!definition) continue;
         const previous = owners.get(definition.name);
         if (previous) problems.push(`duplicate method name "${definition.name}" on ${previous} and ${where}`);
         else owners.set(definition.name, where);
-        if (definition.stream?.durable && !this.options.durable.enabled) {
+        if (definition.stream?.durable && !this.durable.enabled) {
           problems.push(`${where} ("${definition.name}") is a durable stream (@RpcStream({ durable: true })) but durable streams are disabled: set durable: { enabled: true } in JsonRpcModule options`);
         }
         definitions.push(definition);
@@ -76,16 +93,21 @@ export class RpcMethodExplorer {
     }
     this.checkStreamMethods(definitions, problems);
     if (problems.size) throw new RpcStartupError(problems.list);
-    this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.options.path}`);
-    const described = describeMethods(definitions, this.options.params.rejectUnknown, this.logger);
+    this.logger.log(`Mapped ${definitions.length} JSON-RPC method(s) on POST ${this.path}`);
+    const described = describeMethods(definitions, this.params.rejectUnknown, this.logger);
+    if (described.failures.length) {
+      const whereOf = new Map(definitions.map((d) => [d.name, `${(d.classRef as { name: string }).name}.${d.methodKey}`]));
+      throw new RpcStartupError(
+        described.failures.map((f) => `${whereOf.get(f.method)} ("${f.method}"): ${f.what}: ${f.message}; or describe it with ${JSON_SCHEMA_OPTION[f.what.split(' ')[0]]}`),
+      );
+    }
     return new RpcMethodRegistry(described.definitions, described.components);
   }
 
   private define(
     wrapper: InstanceWrapper,
-    prototype: Record<string, unknown>,
-    methodKey: string,
-    handler: (...args: unknown[]) => unknown,
+    host: RpcMethodHost,
+    { methodKey, declared, handler }: RpcHostMethod,
     name: string,
     options: RpcMethodOptions,
     where: string,
@@ -99,29 +121,33 @@ export class RpcMethodExplorer {
     checkMethodOptions(options, `${where} ("${name}")`, problems);
     if (problems.size > before) return undefined;
 
-    const rejectUnknown = options.rejectUnknown ?? this.options.params.rejectUnknown;
-    const classRef = prototype.constructor as object;
+    const rejectUnknown = options.rejectUnknown ?? this.params.rejectUnknown;
+    const classRef = host.classRef;
     const customParams = this.metadata.getCustomParams(classRef, methodKey);
     const paramPlan = new ParamPlan({
       method: name,
-      paramTypes: this.metadata.getParamTypes(prototype, methodKey),
+      paramTypes: this.metadata.getParamTypes(host.prototype, methodKey),
       args: this.metadata.getArgsMetadata(classRef, methodKey),
       externalArgs: customParams.map((p) => p.index),
       rejectUnknown,
       allowPositional: options.allowPositional ?? false,
       contextClass: RpcContext,
+      paramsSchema: isStandardSchema(options.params) ? options.params : undefined,
+      paramsJsonSchema: options.jsonSchema?.params,
     });
+    for (const problem of paramPlan.problems()) problems.push(`${where} ("${name}"): ${problem}`);
     this.checkClaimedKeys(paramPlan, `${where} ("${name}")`, problems);
 
-    const local = this.metadata.getLocalEnhancers(classRef, handler);
+    const local = this.metadata.getLocalEnhancers(classRef, declared);
     const isScoped = !wrapper.isDependencyTreeStatic();
     const deprecated = options.deprecated;
-    const stream = this.metadata.getStreamMetadata(handler);
-    const effective = resolveEffectiveRoles(name, options, this.options.security);
-    const rateLimit = this.metadata.getRateLimitMetadata(handler);
-    const cache = this.metadata.getCacheMetadata(handler);
-    const mcp = this.metadata.getMcpMetadata(handler);
+    const stream = this.metadata.getStreamMetadata(declared);
+    const effective = resolveEffectiveRoles(name, options, this.security);
+    const rateLimit = this.metadata.getRateLimitMetadata(declared);
+    const cache = this.metadata.getCacheMetadata(declared);
+    const mcp = this.metadata.getMcpMetadata(declared);
     if (stream) checkStreamOptions(stream, `"${name}" (${where})`, problems);
+    if (stream && options.explorer?.signIn) problems.push(`${where} ("${name}"): option "explorer.signIn" needs a method that answers a result, not a stream`);
     checkRateLimitOptions(rateLimit, `${where} ("${name}")`, problems);
     checkCacheOptions(cache, `${where} ("${name}")`, problems);
     checkMcpOptions(mcp, `${where} ("${name}")`, problems);
@@ -129,7 +155,7 @@ export class RpcMethodExplorer {
       name,
       options: Object.freeze({ ...options }),
       wrapper,
-      instance: isScoped ? undefined : (wrapper.instance as object),
+      instance: host.instance,
       classRef,
       methodKey,
       handler,
@@ -141,11 +167,13 @@ export class RpcMethodExplorer {
       roles: effective.roles,
       rolesMatch: effective.rolesMatch,
       rolesSource: effective.source,
-      rateLimit: effectiveRateLimit(rateLimit, this.options, this.metadata.isThrottleSkipped(classRef, handler, RPC_THROTTLER_NAME)),
+      rateLimit: effectiveRateLimit(rateLimit, this.defaultRateLimit, this.metadata.isThrottleSkipped(classRef, declared, RPC_THROTTLER_NAME)),
       cache: cache ? Object.freeze({ ...cache, tags: cache.tags ? Object.freeze([...cache.tags]) : undefined }) : undefined,
       stream: stream ? Object.freeze({ ...stream, format: stream.format ?? StreamFormat.Ndjson }) : undefined,
       mcp: mcp ? Object.freeze({ ...mcp, annotations: mcp.annotations ? Object.freeze({ ...mcp.annotations }) : undefined }) : undefined,
       deprecation: deprecated ? (typeof deprecated === 'string' ? `${name}: ${deprecated}` : name) : undefined,
+      resultCheck: this.validateResults && !stream && isStandardSchema(options.result) ? new StandardSchemaCheck(options.result) : undefined,
+      rowCheck: this.validateResults && isStandardSchema(stream?.row) ? new StandardSchemaCheck(stream.row) : undefined,
     };
   }
 
@@ -162,7 +190,7 @@ export class RpcMethodExplorer {
       if (definition.cache !== undefined) {
         problems.push(`${where}: @RpcStream and @RpcCache cannot be combined (a stream has no single result to cache)`);
       }
-      if (!stream.durable && !this.options.stream.enabled) needRoute.push(where);
+      if (!stream.durable && !this.streamRoute.enabled) needRoute.push(where);
     }
     if (needRoute.length) {
       problems.push(
@@ -183,13 +211,6 @@ export class RpcMethodExplorer {
         claimedBy.set(key, argIndex);
       }
     }
-  }
-
-  private prototypeOf(wrapper: InstanceWrapper): Record<string, unknown> | undefined {
-    if (wrapper.isAlias) return undefined;
-    if (!wrapper.isNotMetatype && typeof wrapper.metatype === 'function') return wrapper.metatype.prototype;
-    const instance = wrapper.instance as object | undefined;
-    return instance && typeof instance === 'object' ? Object.getPrototypeOf(instance) : undefined;
   }
 
   /** Global enhancers (`app.useGlobal*()` and `APP_*` providers) apply to every call. */

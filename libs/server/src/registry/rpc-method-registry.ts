@@ -5,9 +5,10 @@ import type { RpcMethodDefinition } from './rpc-method-definition.js';
 export class RpcMethodRegistry {
   private readonly methods: ReadonlyMap<string, RpcMethodDefinition>;
 
+  /** @internal */
   constructor(
     definitions: readonly RpcMethodDefinition[],
-    /** The named schemas (DTO classes) the methods' schemas reference with `$ref`. */
+    /** @internal The named schemas (DTO classes) the methods' schemas reference with `$ref`. */
     readonly components: Readonly<Record<string, JsonSchemaObject>> = Object.freeze({}),
   ) {
     this.methods = new Map(definitions.map((d) => [d.name, Object.freeze(d)]));

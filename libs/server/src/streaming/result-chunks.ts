@@ -1,5 +1,5 @@
 /**
- * Producing `result_chunk` rows (DESIGN §4; the row itself is `@nest-jsonrpc/protocol`'s): a large
+ * Producing `result_chunk` rows (docs/streaming.md, "Chunked results"; the row itself is `@nest-jsonrpc/protocol`'s): a large
  * result (a file, a long text) sent as a sequence of stream rows that a client reassembles.
  * Server-side because it reads Node `Buffer`s; no Nest, no Fastify.
  */

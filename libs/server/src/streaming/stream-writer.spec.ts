@@ -47,11 +47,18 @@ class CountingRows implements RowIterator {
   }
 }
 
-const config = (encoder = ndjsonEncoder, keepAliveMs = 0): StreamWriterConfig => ({
+const toErrorObject = (error: unknown): RpcErrorObject => ({ code: -32603, message: error instanceof Error ? error.message : 'Internal error' });
+const config = (encoder = ndjsonEncoder): StreamWriterConfig => ({
   encoder,
-  keepAliveMs,
   stalledWriteMs: 0,
-  toErrorObject: (error: unknown): RpcErrorObject => ({ code: -32603, message: error instanceof Error ? error.message : 'Internal error' }),
+  toErrorObject,
+  errorFrame: (encode, error) => {
+    try {
+      return encode(error);
+    } catch (failure) {
+      return encode(toErrorObject(failure));
+    }
+  },
   reportCleanupError: () => undefined,
 });
 

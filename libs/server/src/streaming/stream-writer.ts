@@ -10,14 +10,15 @@
  * - Cancellation: on 'close' before the end, the call's signal is aborted, the iterator's
  *   `return()` runs at once (a generator's `finally` blocks execute), timers and listeners go,
  *   and nothing more is written.
- * - SSE keep-alive: a comment when nothing has been written for `keepAliveMs`.
+ * - SSE keep-alive: a comment once nothing has been written for about `stream.keepAliveMs`
+ *   (`StreamOutput`, the socket side shared with durable attaches).
  *
- * Knows nothing of Nest or Fastify: it sees a ServerResponse, a row iterator and an encoder.
+ * Knows nothing of Nest or the platform: it sees a ServerResponse, a row iterator and an encoder.
  */
 import type { ServerResponse } from 'node:http';
 import { encodeErrorObject, serializeStreamRow, type RpcErrorObject, type SseEventFields, type StreamFrameEncoder } from '@nest-jsonrpc/protocol';
 import { stopRowIterator, type RowIterator } from '../pipeline/stream-source.js';
-import { WriteStallTimer } from './write-stall.js';
+import { StreamOutput, type KeepAliveClock } from './stream-output.js';
 
 /**
  * A row that is already JSON text and may carry SSE `id:`/`event:` fields (durable streams served
@@ -44,12 +45,14 @@ export const COALESCE_LIMIT = 32 * 1024;
 /** Settings shared by every stream of one format; built once at startup. */
 export interface StreamWriterConfig {
   readonly encoder: StreamFrameEncoder;
-  /** 0 turns keep-alive comments off; formats without a keep-alive frame ignore it. */
-  readonly keepAliveMs: number;
+  /** The keep-alive comments of a format that has them (SSE); none: no comments. */
+  readonly keepAlive?: KeepAliveClock;
   /** A client that has read nothing for this long while writes wait is dropped (`WriteStallTimer`); 0 = never. */
   readonly stalledWriteMs: number;
   /** The error frame for what the producer threw (and where it gets logged). */
   toErrorObject(error: unknown, method: string): RpcErrorObject;
+  /** The frame of `error`, or of the -32603 it becomes when JSON cannot carry it. */
+  errorFrame(encode: (error: RpcErrorObject) => string, error: RpcErrorObject, method: string): string;
   /** A producer's `return()` that failed: nothing to tell the client, so it is only logged. */
   reportCleanupError(error: unknown, method: string): void;
 }
@@ -79,15 +82,12 @@ export class StreamResponseWriter {
   private rows = 0;
   /** The iterator finished on its own (done, or threw): `return()` must not be called. */
   private iteratorFinished = false;
-  /** `res.write()` returned false; waiting for 'drain'. */
-  private blocked = false;
   private flushImmediate: NodeJS.Immediate | undefined;
-  private keepAliveTimer: NodeJS.Timeout | undefined;
   /** Resumes the pull loop when it waits for the socket. */
   private wake: (() => void) | undefined;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
-  private readonly stall: WriteStallTimer;
+  private readonly output: StreamOutput;
 
   constructor(
     private readonly res: ServerResponse,
@@ -98,11 +98,8 @@ export class StreamResponseWriter {
     private readonly config: StreamWriterConfig,
   ) {
     this.flush = this.flush.bind(this);
-    this.onDrain = this.onDrain.bind(this);
-    this.onClose = this.onClose.bind(this);
-    this.onKeepAlive = this.onKeepAlive.bind(this);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    this.stall = new WriteStallTimer(res, config.stalledWriteMs);
+    this.output = new StreamOutput(res, this, config.stalledWriteMs, config.keepAlive);
   }
 
   /** Settles when the stream has ended or been aborted; never rejects. */
@@ -121,11 +118,10 @@ export class StreamResponseWriter {
       this.abort();
       return;
     }
-    res.on('close', this.onClose);
-    const { encoder, keepAliveMs } = this.config;
-    if (encoder.preamble) this.write(encoder.preamble);
+    this.output.start();
+    const encoder = this.config.encoder;
+    if (encoder.preamble) this.output.write(encoder.preamble);
     else res.flushHeaders();
-    if (encoder.keepAlive !== undefined && keepAliveMs > 0) this.keepAliveTimer = setTimeout(this.onKeepAlive, keepAliveMs);
     void this.pump();
   }
 
@@ -142,7 +138,7 @@ export class StreamResponseWriter {
     const encoder = this.config.encoder;
     try {
       for (;;) {
-        while (this.blocked || this.pending.length >= COALESCE_LIMIT) {
+        while (this.output.blocked || this.pending.length >= COALESCE_LIMIT) {
           await this.socketReady();
           if (this.state !== WriterState.Open) return;
         }
@@ -185,12 +181,8 @@ export class StreamResponseWriter {
    * comes: it becomes -32603 instead (logged by `toErrorObject`), like an unserialisable row.
    */
   private errorFrame(errorObject: RpcErrorObject): string {
-    const encoder = this.config.encoder;
-    try {
-      return encoder.error(encodeErrorObject(errorObject), this.rows);
-    } catch (serializationError) {
-      return encoder.error(encodeErrorObject(this.config.toErrorObject(serializationError, this.method)), this.rows);
-    }
+    const { encoder } = this.config;
+    return this.config.errorFrame((e) => encoder.error(encodeErrorObject(e), this.rows), errorObject, this.method);
   }
 
   /** Resolves once pending frames are written and the socket takes more. */
@@ -211,52 +203,32 @@ export class StreamResponseWriter {
     if (this.state !== WriterState.Open || this.pending === '') return;
     const chunk = this.pending;
     this.pending = '';
-    this.write(chunk);
-    if (!this.blocked) this.resume();
+    if (this.output.write(chunk)) this.resume();
   }
 
-  private write(chunk: string): void {
-    if (!this.res.write(chunk)) {
-      this.blocked = true;
-      this.res.once('drain', this.onDrain);
-      this.stall.blocked();
-    }
-    this.keepAliveTimer?.refresh();
-  }
-
-  private onDrain(): void {
-    this.blocked = false;
-    this.stall.drained();
+  /** `StreamOutput`: the socket took what was waiting. */
+  onDrain(): void {
     if (this.state === WriterState.Open) this.resume();
   }
 
-  private onKeepAlive(): void {
-    if (this.state !== WriterState.Open) return;
-    // While blocked the client is not reading anyway; a comment would only add to the buffer.
-    if (!this.blocked && this.pending === '') this.write(this.config.encoder.keepAlive!);
-    this.keepAliveTimer?.refresh();
+  /** `StreamOutput`: the response closed. */
+  onClose(): void {
+    if (this.state === WriterState.Open) this.abort();
   }
 
   private end(lastFrames: string): void {
     this.state = WriterState.Ended;
-    this.clearTimers();
+    this.clearFlush();
     const chunk = this.pending + lastFrames + this.config.encoder.epilogue;
     this.pending = '';
-    this.res.end(chunk);
-    this.stall.ended();
+    this.output.end(chunk);
     this.resume();
     this.resolveDone();
   }
 
-  private onClose(): void {
-    this.res.removeListener('close', this.onClose);
-    if (this.state === WriterState.Open) this.abort();
-  }
-
   private abort(): void {
     this.state = WriterState.Aborted;
-    this.clearTimers();
-    this.stall.drained();
+    this.clearFlush();
     this.pending = '';
     this.abortTarget.abort(new Error('Client disconnected'));
     if (!this.iteratorFinished) this.stopIterator();
@@ -264,16 +236,11 @@ export class StreamResponseWriter {
     this.resolveDone();
   }
 
-  private clearTimers(): void {
+  private clearFlush(): void {
     if (this.flushImmediate !== undefined) {
       clearImmediate(this.flushImmediate);
       this.flushImmediate = undefined;
     }
-    if (this.keepAliveTimer !== undefined) {
-      clearTimeout(this.keepAliveTimer);
-      this.keepAliveTimer = undefined;
-    }
-    if (this.blocked) this.res.removeListener('drain', this.onDrain);
   }
 
   /** Runs the producer's `return()` (a generator's `finally`); its failures are only logged. */

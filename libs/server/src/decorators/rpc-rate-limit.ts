@@ -15,7 +15,16 @@ export interface RpcRateLimitOptions {
    * current window ends.
    */
   blockDuration?: number;
+  /**
+   * When the shared counters cannot be reached (the `redis` option's Redis is down): `'allow'` lets
+   * the call through uncounted, `'deny'` refuses it with -32603 `Rate limit store unavailable`.
+   * Default: the module's `rateLimit.onStoreError`, else `'allow'`.
+   */
+  onStoreError?: RpcRateLimitStoreErrorPolicy;
 }
+
+/** What a limited call does while its counters cannot be reached. */
+export type RpcRateLimitStoreErrorPolicy = 'allow' | 'deny';
 
 /**
  * Limits how often the method may be called, counted per call (each batch item and each

@@ -5,7 +5,7 @@ import { RpcResultCaches } from './caching/rpc-result-caches.js';
 import { DurableStreamAccess } from './durable/durable-stream-access.js';
 import { DurableStreamRunner } from './durable/durable-stream-runner.js';
 import { RpcExceptionMapper } from './errors/rpc-exception-mapper.js';
-import { JsonRpcServer } from './json-rpc.server.js';
+import { JsonRpcServer } from './json-rpc-server.js';
 import { RpcObservability } from './observability/rpc-observability.js';
 import {
   JSON_RPC_MODULE_OPTIONS,
@@ -13,11 +13,12 @@ import {
   type JsonRpcOptionsFactory,
   type ResolvedJsonRpcOptions,
 } from './options/json-rpc-options.js';
+import { OPTIONS_SECTION, OPTIONS_SECTION_PROVIDERS } from './options/option-section-tokens.js';
 import { resolveJsonRpcOptions } from './options/resolve-options.js';
 import { OPENRPC_DISCOVERY_PROVIDER } from './openrpc/openrpc-discovery.js';
 import { RpcCallStepsFactory } from './pipeline/rpc-call-steps.js';
 import { RpcPipeline } from './pipeline/rpc-pipeline.js';
-import { REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
+import { RedisConnections, REDIS_CONNECTIONS_PROVIDER } from './redis/redis-connections.js';
 import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import { RpcRateLimiters } from './throttling/rpc-rate-limiters.js';
@@ -37,9 +38,9 @@ export interface JsonRpcModuleAsyncOptions extends Pick<ModuleMetadata, 'imports
 /** The app's exception mapper subclass (`exceptionMapper` option), created with DI; else ours. */
 const EXCEPTION_MAPPER_PROVIDER: Provider = {
   provide: RpcExceptionMapper,
-  inject: [JSON_RPC_MODULE_OPTIONS, ModuleRef],
-  useFactory: (options: ResolvedJsonRpcOptions, moduleRef: ModuleRef) =>
-    options.exceptionMapper === RpcExceptionMapper ? new RpcExceptionMapper() : moduleRef.create(options.exceptionMapper),
+  inject: [OPTIONS_SECTION.exceptionMapper, ModuleRef],
+  useFactory: (exceptionMapper: ResolvedJsonRpcOptions['exceptionMapper'], moduleRef: ModuleRef) =>
+    exceptionMapper === RpcExceptionMapper ? new RpcExceptionMapper() : moduleRef.create(exceptionMapper),
 };
 
 const CORE_PROVIDERS: Provider[] = [
@@ -105,8 +106,9 @@ export class JsonRpcModule {
       module: JsonRpcModule,
       global: true,
       imports: [DiscoveryModule, ...imports],
-      providers: [...optionsProviders, ...CORE_PROVIDERS],
-      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator, RpcToolset],
+      providers: [...optionsProviders, ...OPTIONS_SECTION_PROVIDERS, ...CORE_PROVIDERS],
+      // RedisConnections: for the health indicators of `@nest-jsonrpc/server/terminus`.
+      exports: [JSON_RPC_MODULE_OPTIONS, JsonRpcServer, RpcPipeline, RpcExceptionMapper, DurableStreamRunner, RpcCacheInvalidator, RpcToolset, RedisConnections],
     };
   }
 }

@@ -24,7 +24,17 @@ export interface RpcMcpOptions {
   format?: RpcMcpFormat;
   /** False hides the method from MCP even under `mcp.exposeAll`. Default true. */
   enabled?: boolean;
+  /**
+   * Whether a call may run as an MCP task (a durable stream the client polls): `'optional'` —
+   * a task for clients that support tasks, a direct call for the others; `'required'` — clients
+   * without tasks are refused; `'forbidden'` — never. Default: `'optional'` for a durable
+   * `@RpcStream`, `'forbidden'` otherwise. Needs `durable.enabled`.
+   */
+  task?: RpcMcpTaskSupport;
 }
+
+/** `execution.taskSupport` of MCP 2025-11-25, and this module's rule for the Tasks extension. */
+export type RpcMcpTaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** Exposes an `@RpcMethod` as a tool on the MCP endpoint (`mcp.enabled`). */
 export function RpcMcp(options: RpcMcpOptions = {}): MethodDecorator {

@@ -1,2 +1,0 @@
-export { RpcObservability } from './rpc-observability.js';
-export * from './rpc-events.js';

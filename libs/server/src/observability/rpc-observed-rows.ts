@@ -1,0 +1,113 @@
+import type * as OtelApi from '@opentelemetry/api';
+import { isPromiseLike, RowSource, rowIteratorOf, type RowIterator } from '../pipeline/stream-source.js';
+import type { CallRecord, DurableRunRecord } from './rpc-call-tracing.js';
+import type { RpcStreamEnding } from './rpc-events.js';
+
+/** What observed rows report to (`RpcCallTelemetry`): how a stream starts, flows and ends. */
+export interface RowsObserver {
+  streamUnusable(record: CallRecord, thrown: unknown): void;
+  streamStarted(record: CallRecord, run: DurableRunRecord | undefined): void;
+  streamAbandoned(record: CallRecord): void;
+  streamRow(record: CallRecord): void;
+  streamEnded(record: CallRecord, run: DurableRunRecord | undefined, rows: number, ending: RpcStreamEnding, thrown?: unknown): void;
+  durableRun(record: CallRecord, streamId: string): DurableRunRecord;
+  within<T>(context: OtelApi.Context | undefined, pull: () => T): T;
+}
+
+/**
+ * A stream method's rows, observed: counted, pulled inside the call's span (a durable run: inside
+ * its own span), and watched for how they end — exhausted, failing (an error frame), or stopped
+ * early (the client left, the stream was cancelled).
+ */
+export class ObservedRows extends RowSource {
+  constructor(
+    private readonly source: unknown,
+    private readonly record: CallRecord,
+    /** The durable stream these rows feed (undefined: a live stream). */
+    private readonly streamId: string | undefined,
+    private readonly observer: RowsObserver,
+  ) {
+    super();
+  }
+
+  rowIterator(): RowIterator {
+    const { record, observer } = this;
+    let inner: RowIterator;
+    try {
+      inner = rowIteratorOf(this.source);
+    } catch (error) {
+      observer.streamUnusable(record, error);
+      throw error;
+    }
+    return new ObservedRowIterator(inner, record, this.streamId, observer);
+  }
+}
+
+class ObservedRowIterator implements RowIterator {
+  private rows = 0;
+  private started = false;
+  private ended = false;
+  private run: DurableRunRecord | undefined;
+  private context: OtelApi.Context | undefined;
+
+  constructor(
+    private readonly inner: RowIterator,
+    private readonly record: CallRecord,
+    private readonly streamId: string | undefined,
+    private readonly observer: RowsObserver,
+  ) {
+    this.context = record.context;
+    this.onStep = this.onStep.bind(this);
+    this.onError = this.onError.bind(this);
+  }
+
+  next(): IteratorResult<unknown> | Promise<IteratorResult<unknown>> {
+    if (this.ended) return this.inner.next();
+    if (!this.started) {
+      this.started = true;
+      if (this.streamId !== undefined) {
+        this.run = this.observer.durableRun(this.record, this.streamId);
+        this.context = this.run.context;
+      }
+      this.observer.streamStarted(this.record, this.run);
+    }
+    let step: IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
+    try {
+      step = this.observer.within(this.context, () => this.inner.next());
+    } catch (error) {
+      return this.onError(error);
+    }
+    return isPromiseLike(step) ? (step as Promise<IteratorResult<unknown>>).then(this.onStep, this.onError) : this.onStep(step);
+  }
+
+  return(): unknown {
+    // Stopped before its end: the client left (live), or the stream was cancelled or interrupted (durable).
+    // A durable start refused after the handler ran (the running limit) never started: nothing to report.
+    if (!this.ended) {
+      if (this.started) this.end(this.run ? 'cancelled' : 'client_gone');
+      else if (this.streamId === undefined) this.observer.streamAbandoned(this.record);
+    }
+    this.ended = true;
+    return this.inner.return?.();
+  }
+
+  private onStep(step: IteratorResult<unknown>): IteratorResult<unknown> {
+    if (this.ended) return step;
+    if (step.done) this.end('completed');
+    else {
+      this.rows++;
+      this.observer.streamRow(this.record);
+    }
+    return step;
+  }
+
+  private onError(error: unknown): never {
+    if (!this.ended) this.end('error', error);
+    throw error;
+  }
+
+  private end(ending: RpcStreamEnding, thrown?: unknown): void {
+    this.ended = true;
+    this.observer.streamEnded(this.record, this.run, this.rows, ending, thrown);
+  }
+}

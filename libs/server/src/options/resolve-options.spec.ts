@@ -1,0 +1,63 @@
+import type { JsonRpcModuleOptions } from './json-rpc-options.js';
+import { resolveJsonRpcOptions } from './resolve-options.js';
+
+const problemsOf = (options: JsonRpcModuleOptions): string[] => {
+  try {
+    resolveJsonRpcOptions(options);
+    return [];
+  } catch (error) {
+    return (error as Error).message.split('\n').slice(1).map((line) => line.replace(/^ {2}- /, ''));
+  }
+};
+
+/** Every route option, written as an options object holding `path` there. */
+const ROUTES: Record<string, (path: string) => JsonRpcModuleOptions> = {
+  path: (path) => ({ path }),
+  'stream.path': (path) => ({ stream: { path } }),
+  'durable.path': (path) => ({ durable: { path } }),
+  'mcp.path': (path) => ({ mcp: { path } }),
+  'openrpc.path': (path) => ({ openrpc: { path } }),
+  'explorer.path': (path) => ({ explorer: { path } }),
+};
+
+describe('module options', () => {
+  it.each(Object.keys(ROUTES))('check %s by the one route rule', (name) => {
+    for (const bad of ['rpc', '/rpc/', '/rpc/:id', '/rpc/*', '/rpc?x', '/rpc#x', '/my rpc', 42]) {
+      expect(problemsOf(ROUTES[name](bad as string))).toEqual([
+        `"${name}" must be a string starting with "/", without a trailing "/", spaces or route wildcards, got ${JSON.stringify(bad)}`,
+      ]);
+    }
+    for (const good of ['/', '/api/v2/jsonrpc']) {
+      // durable and MCP build their routes below theirs (`<path>/:id`, `<path>/tools`): '/' would give '//…'.
+      const below = name === 'durable.path' || name === 'mcp.path';
+      expect(problemsOf(ROUTES[name](good))).toEqual(below && good === '/' ? [`"${name}" must not be "/": routes are built below it`] : []);
+    }
+  });
+
+  it('report unknown keys of every section before any other problem', () => {
+    const sections = ['security', 'stream', 'httpStatus', 'params', 'durable', 'limits', 'mcp', 'observability', 'openrpc', 'explorer'] as const;
+    const options = Object.fromEntries(sections.map((name) => [name, { typo: 1 }]));
+    expect(problemsOf({ ...options, maxBatchSize: 0, typo: 1 } as never)).toEqual([
+      'unknown option "typo"',
+      ...sections.map((name) => `unknown option "${name}.typo"`),
+      '"maxBatchSize" must be an integer >= 1, got 0',
+    ]);
+  });
+
+  it('report a section that is not an object, and resolve it to its defaults', () => {
+    expect(problemsOf({ limits: 5, observability: [] } as never)).toEqual(['"limits" must be an object', '"observability" must be an object']);
+  });
+
+  it('fill every default, copying (never freezing) the lists the app gives', () => {
+    const include = ['a.b'];
+    const o = resolveJsonRpcOptions({ mcp: { include }, stream: { keepAliveMs: 500 } });
+    expect(o.mcp.include).toEqual(['a.b']);
+    expect(Object.isFrozen(o.mcp.include)).toBe(true);
+    expect(Object.isFrozen(include)).toBe(false);
+    expect(o.limits).toEqual({ lingerMs: 5_000, lingerBytes: 16 * 1_048_576, bodyTimeoutMs: 30_000, stalledWriteMs: 30_000 });
+    expect(o.observability).toEqual({ tracing: true, metrics: true, events: true, logCalls: 'errors' });
+    // durable.keepAliveMs has no default of its own: it is stream.keepAliveMs unless given.
+    expect(o.durable.keepAliveMs).toBe(500);
+    expect(resolveJsonRpcOptions({ durable: { keepAliveMs: 100 } }).durable.keepAliveMs).toBe(100);
+  });
+});
