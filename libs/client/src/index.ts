@@ -6,6 +6,9 @@ export {
   type BatchEntry,
   type BatchSettledResult,
   type DurableStreamSummary,
+  type DurableStreamList,
+  type DurableEventsPage,
+  type DurableCancelAnswer,
   type HeadersSource,
 } from './client/json-rpc-client.js';
 export { JsonRpcStream, type CollectResultOptions } from './client/json-rpc-stream.js';

@@ -1,6 +1,6 @@
 /**
  * @nest-jsonrpc/llm — provider stream adapters that normalise text and reasoning deltas, complete
- * tool calls, usage and finish reasons (DESIGN §3), a tool loop whose tools can be the app's own
+ * tool calls, usage and finish reasons (docs/llm.md), a tool loop whose tools can be the app's own
  * RPC methods, and `toStreamRows` for `@RpcStream` handlers. No provider SDK, no Nest required.
  */
 export type {

@@ -28,7 +28,7 @@ interface PendingResult {
 const utf8Encoder = new TextEncoder();
 
 /**
- * Reassembles `result_chunk` rows (DESIGN §4) into whole results. Chunks may arrive in any order;
+ * Reassembles `result_chunk` rows (docs/streaming.md, "Chunked results") into whole results. Chunks may arrive in any order;
  * an identical duplicate is ignored. Whatever can be known wrong on arrival (a conflicting
  * duplicate, a chunk after the final one, a second final chunk, mixed encodings, bad base64, a
  * result over `maxBytes`, a malformed row) throws from `push`; an unknown or incomplete result

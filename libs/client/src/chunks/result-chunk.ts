@@ -1,2 +1,2 @@
-/** The chunked-result row (DESIGN §4) and its guard, from the shared protocol package. */
+/** The chunked-result row (docs/streaming.md, "Chunked results") and its guard, from the shared protocol package. */
 export { isResultChunk, type ResultChunkRow } from '@nest-jsonrpc/protocol';

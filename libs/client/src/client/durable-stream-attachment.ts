@@ -12,7 +12,7 @@ import { describeCause, RequestScope } from '../transport/request-scope.js';
 import type { ExchangeSettings } from './exchange-settings.js';
 import { failedAnswer } from './failed-answer.js';
 
-/** One stored event of a durable stream (DESIGN §4): ids are integers from 1, one per event. */
+/** One stored event of a durable stream (docs/durable.md, "Wire"): ids are integers from 1, one per event. */
 export interface DurableStreamEvent<T = unknown> {
   id: number;
   /** `chunk`, `progress`, or the terminal `done` / `cancelled` (an `error` terminal is thrown instead). */
@@ -55,7 +55,8 @@ function isRetryableStatus(status: number): boolean {
  * reconnects with `Last-Event-ID` set to the last id it yielded; replayed ids at or below it are
  * skipped, and a gap (an id other than the next one) is a protocol error rather than a silent
  * loss. Ends after yielding `done` or `cancelled`, or on 204 (the cursor already is the terminal
- * event); throws JsonRpcError on `error`. 4xx answers (unknown id, bad cursor, expired) are not
+ * event); throws JsonRpcError on `error`. An `error` frame without an id (the server could not
+ * reach its store for too long) is a dropped connection: it reconnects later and resumes. 4xx answers (unknown id, bad cursor, expired) are not
  * retried. `break` or the signal closes the connection; the stream itself keeps running.
  */
 export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterator<DurableStreamEvent<T>> {
@@ -141,7 +142,7 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
             const decoder = new SseEventDecoder({ maxFrameBytes: settings.maxFrameBytes, url, contentType }, 'durable SSE');
             const reader = res.body.getReader();
             const events: SseEvent[] = [];
-            for (;;) {
+            reading: for (;;) {
               let step: ReadableStreamReadResult<Uint8Array>;
               try {
                 step = await reader.read();
@@ -159,6 +160,12 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
               for (let i = 0; i < events.length; i++) {
                 // The SSE dialect's final `event: end` (no id) follows the terminal event we stop at.
                 if (events[i].event === 'end') continue;
+                // An `error` without an id is no event of the stream: the server could not reach its
+                // store for a while. Reconnect later and resume, like after a dropped connection.
+                if (events[i].event === 'error' && events[i].id === undefined) {
+                  lastFailure = serverFailure(events[i], url, res.status);
+                  break reading;
+                }
                 const event = this.accept(events[i], url);
                 if (event === undefined) continue;
                 failures = 0;
@@ -216,6 +223,19 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
     this.lastEventId = id;
     return { id, event: raw.event ?? 'chunk', data: data as T };
   }
+}
+
+/** The error an id-less `error` frame carries (`Stream store unavailable`), as a JsonRpcError. */
+function serverFailure(raw: SseEvent, url: string, status: number): Error {
+  let error: unknown;
+  try {
+    error = (JSON.parse(raw.data) as { error?: unknown } | null)?.error;
+  } catch {
+    error = undefined;
+  }
+  return isErrorObject(error)
+    ? new JsonRpcError(error, null, status)
+    : new JsonRpcProtocolError('an error frame without an id carries no {"error":{code,message}}', { url, snippet: raw.data });
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

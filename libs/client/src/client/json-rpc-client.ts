@@ -1,3 +1,4 @@
+import type { DurableCancelAnswer, DurableEventsPage, DurableStreamList, DurableStreamSummary } from '@nest-jsonrpc/protocol';
 import { DEFAULT_MAX_FRAME_BYTES } from '../decoding/stream-frame.js';
 import { STREAM_ACCEPT } from '../decoding/decoder-for-content-type.js';
 import { JsonRpcError, JsonRpcProtocolError } from '../errors/client-errors.js';
@@ -71,15 +72,8 @@ export type BatchSettledResult<T = unknown> =
   | { status: 'fulfilled'; value: T }
   | { status: 'rejected'; reason: JsonRpcError | JsonRpcProtocolError };
 
-/** A durable stream as `list()` reports it (DESIGN §4, durable streams issue). */
-export interface DurableStreamSummary {
-  stream_id: string;
-  method: string;
-  status: 'running' | 'completed' | 'failed' | 'cancelled' | (string & {});
-  events: number;
-  created_at: string | number;
-  completed_at: string | number | null;
-}
+// The durable routes' REST bodies are the wire contract's own types (the server answers with them).
+export type { DurableCancelAnswer, DurableEventsPage, DurableStreamList, DurableStreamSummary };
 
 const JSON_CONTENT_TYPE = 'application/json';
 
@@ -222,30 +216,30 @@ export class JsonRpcClient {
   }
 
   /** Cancels a durable stream (`DELETE <streamsUrl>/:id`); idempotent. Resolves the server's `{stream_id, status}`. */
-  async cancel(streamId: string, options: CallOptions = {}): Promise<{ stream_id: string; status: string }> {
-    return (await this.rest('DELETE', this.streamUrlOf(streamId), options)) as { stream_id: string; status: string };
+  async cancel(streamId: string, options: CallOptions = {}): Promise<DurableCancelAnswer> {
+    return (await this.rest('DELETE', this.streamUrlOf(streamId), options)) as DurableCancelAnswer;
   }
 
   /** Lists the caller's durable streams (`GET <streamsUrl>`), optionally by status. */
   async list(options: CallOptions & { status?: string } = {}): Promise<DurableStreamSummary[]> {
     const query = options.status === undefined ? '' : `?status=${encodeURIComponent(options.status)}`;
-    const body = (await this.rest('GET', this.streamsUrl + query, options)) as { streams?: unknown };
+    const body = (await this.rest('GET', this.streamsUrl + query, options)) as Partial<DurableStreamList> | undefined;
     if (!Array.isArray(body?.streams)) throw new JsonRpcProtocolError('expected {"streams":[...]}', { url: this.streamsUrl, snippet: JSON.stringify(body) });
-    return body.streams as DurableStreamSummary[];
+    return body.streams;
   }
 
   /** Reads stored events without SSE (`GET <streamsUrl>/:id/events?after=N&limit=M`). */
   async events<T = unknown>(
     streamId: string,
     options: CallOptions & { after?: number; limit?: number } = {},
-  ): Promise<Array<{ id: number; event: string; data: T }>> {
+  ): Promise<DurableEventsPage<T>['events']> {
     const query: string[] = [];
     if (options.after !== undefined) query.push(`after=${encodeURIComponent(options.after)}`);
     if (options.limit !== undefined) query.push(`limit=${encodeURIComponent(options.limit)}`);
     const url = `${this.streamUrlOf(streamId)}/events${query.length ? `?${query.join('&')}` : ''}`;
-    const body = (await this.rest('GET', url, options)) as { events?: unknown };
+    const body = (await this.rest('GET', url, options)) as Partial<DurableEventsPage<T>> | undefined;
     if (!Array.isArray(body?.events)) throw new JsonRpcProtocolError('expected {"events":[...]}', { url, snippet: JSON.stringify(body) });
-    return body.events as Array<{ id: number; event: string; data: T }>;
+    return body.events;
   }
 
   private streamUrlOf(streamId: string): string {

@@ -1,4 +1,4 @@
-export { generateClient, type GenerateClientOptions } from './generate-client.js';
-export { loadOpenRpcDocument, type LoadDocumentOptions } from './load-document.js';
-export { runCli } from './cli.js';
-export type { OpenRpcDocumentInput, OpenRpcMethodInput, OpenRpcContentDescriptorInput } from './openrpc-input.js';
+// `@nest-jsonrpc/client/codegen`: the typed-client generator, which lives in @nest-jsonrpc/codegen
+// (libs/codegen) so that the browser client installs without it. This subpath stays for code that
+// imported it from here; it needs @nest-jsonrpc/codegen installed (an optional peer dependency).
+export * from '@nest-jsonrpc/codegen';

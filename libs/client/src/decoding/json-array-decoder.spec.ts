@@ -19,7 +19,7 @@ const rows = [
   [],
 ];
 
-describe('JsonArrayFrameDecoder (progressive JSON array, DESIGN §4)', () => {
+describe('JsonArrayFrameDecoder (progressive JSON array)', () => {
   it('decodes every element and the closing bracket at every cut', () => {
     expectEveryCut(make, enc(JSON.stringify(rows)), { frames: [...rows.map(row), end('end')] });
   });

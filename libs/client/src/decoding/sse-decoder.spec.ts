@@ -8,7 +8,7 @@ const rows = [{ delta: 'Hel' }, { delta: 'lo 😀 中文' }, { html: '</script>'
 const sse = (eol: string) =>
   rows.map((r) => `data: ${JSON.stringify(r)}${eol}${eol}`).join('') + `event: end${eol}data: {}${eol}${eol}`;
 
-describe('SseFrameDecoder (live stream SSE, DESIGN §4)', () => {
+describe('SseFrameDecoder (live stream SSE)', () => {
   it.each([
     ['LF', '\n'],
     ['CRLF', '\r\n'],

@@ -75,7 +75,7 @@ export class SseEventDecoder {
 }
 
 /**
- * `text/event-stream` as the live stream route writes it (DESIGN §4): `data: <json>` rows,
+ * `text/event-stream` as the live stream route writes it (docs/streaming.md, "Wire format"): `data: <json>` rows,
  * `event: error` carrying `{"error":{...}}`, and a final `event: end` (`data: {}`). Comments
  * (keep-alives) and unknown event types are ignored, as an EventSource would. `chunk`/`progress`
  * rows and the `done`/`cancelled` terminals of a durable stream served live are understood too.

@@ -1,5 +1,5 @@
 /**
- * The normalised event model every provider adapter yields (DESIGN §3). One turn of a model is a
+ * The normalised event model every provider adapter yields (docs/llm.md). One turn of a model is a
  * sequence of `text` / `reasoning` deltas and complete `tool-call`s, closed by exactly one
  * `finish`, which is always last and carries the usage even when the provider reports it after
  * its stop signal.
