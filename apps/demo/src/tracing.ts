@@ -1,5 +1,5 @@
 /**
- * Issue 13's demo: `OTEL_TRACES=console npm start` registers an OpenTelemetry SDK that prints
+ * Observability in the demo (docs/observability.md): `OTEL_TRACES=console npm start` registers an OpenTelemetry SDK that prints
  * every span (one per JSON-RPC call, named by its method, under one per HTTP request) and
  * `OTEL_METRICS=console` prints `rpc.server.call.duration` and the stream counters every 10 s.
  * Imported first by main.ts, so the SDK is registered before the app starts — the module takes

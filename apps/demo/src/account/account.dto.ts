@@ -1,12 +1,15 @@
 import { IsArray, IsInt, IsISO8601, IsNotEmpty, IsNumber, IsString, IsUUID, Matches } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 export class LoginDto {
   @IsString()
   @IsNotEmpty()
   username!: string;
 
+  /** `writeOnly`: the explorer masks the input (a value sent, never shown back). */
   @IsString()
   @IsNotEmpty()
+  @JSONSchema({ writeOnly: true })
   password!: string;
 }
 

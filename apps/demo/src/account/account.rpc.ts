@@ -30,6 +30,8 @@ export class AccountRpc {
     tags: ['account'],
     result: TokenResult,
     errors: [{ code: RpcErrorCode.AccessDenied, message: 'Wrong username or password' }],
+    // The explorer offers "use this token" after a successful call: `Authorization: Bearer <result.token>`.
+    explorer: { signIn: { tokenPath: 'token', header: 'Authorization', scheme: 'Bearer' } },
   })
   @RpcRateLimit({ limit: 5, interval: 60, scope: 'ip' })
   login(@RpcParams() p: LoginDto) {

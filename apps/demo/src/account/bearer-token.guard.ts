@@ -12,6 +12,8 @@ export class BearerTokenGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest();
+    // Already identified: by the MCP endpoint's token verifier (an OAuth JWT, apps/demo/src/mcp-auth.ts).
+    if (request.user !== undefined) return true;
     const header = request.headers.authorization as string | undefined;
     if (header === undefined) return true;
     const user = header.startsWith('Bearer ') ? this.directory.byToken(header.slice(7)) : undefined;

@@ -34,8 +34,10 @@ export class ClientPageController {
   @Get('vendor/:pkg/*')
   @Header('content-type', 'text/javascript; charset=utf-8')
   @Header('cache-control', 'no-cache')
-  vendor(@Param('pkg') pkg: string, @Param('*') path: string | string[]): string {
+  vendor(@Param('pkg') pkg: string, @Param() params: Record<string, string | string[] | undefined>): string {
     const root = VENDOR_ROOTS[pkg];
+    // The wildcard is `*` on Fastify; Nest names it `path` on Express 5 (a list of segments).
+    const path = params['*'] ?? params.path ?? '';
     const relative = normalize(Array.isArray(path) ? path.join('/') : path);
     // Only .js files inside the package's dist folder: no `..` escapes, no source maps needed.
     if (!root || !relative.endsWith('.js') || relative.startsWith('..')) throw new NotFoundException();

@@ -1,47 +1,45 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UserDirectory } from '../account/user-directory.js';
+import { demoMcpAuth } from '../mcp-auth.js';
 
 /** The module's default `durable.path` and `mcp.path`; the demo does not change them. */
-const DURABLE_PATH = '/rpc/streams';
-const MCP_PATH = '/mcp';
+export const IDENTIFIED_PATHS = ['/rpc/streams', '/mcp'] as const;
 
 /**
  * Who is calling on the durable REST/SSE routes (`GET/DELETE /rpc/streams…`). Those are plain
- * Fastify routes: the demo's `BearerTokenGuard` (an APP_GUARD) never runs there, so without this
- * hook a report started with `Authorization: Bearer <token>` (owned by that user) could not be
- * attached, listed or cancelled by anyone. Same token, same `request.user`, set in a Fastify
- * `onRequest` hook — what `@fastify/jwt` or `@fastify/passport` would do in a real app.
- * The MCP routes (`/mcp`, `/mcp/tools`, `/mcp/call`) need it too: `tools/list` is filtered by the
- * caller's roles before any guard runs.
+ * routes of the app's server, not controllers: the demo's `BearerTokenGuard` (an APP_GUARD) never
+ * runs there, so without this middleware a report started with `Authorization: Bearer <token>`
+ * (owned by that user) could not be attached, listed or cancelled by anyone. Same token, same
+ * `request.user`, set by a Nest middleware — what Passport or `@fastify/jwt` would do in a real
+ * app — on either platform (on Fastify, Nest middleware sees the Node request, whose `user` the
+ * module reads too). The MCP routes (`/mcp`, `/mcp/tools`, `/mcp/call`) need it as well:
+ * `tools/list` is filtered by the caller's roles before any guard runs.
  */
 @Injectable()
-export class DurableRoutesIdentity implements OnModuleInit {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly directory: UserDirectory,
-  ) {}
+export class DurableRoutesIdentity implements NestMiddleware {
+  /** MCP OAuth is on (apps/demo/src/mcp-auth.ts): the MCP routes also take the authorization server's JWTs. */
+  private readonly oauth = demoMcpAuth() !== undefined;
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', this.identify);
-  }
+  constructor(private readonly directory: UserDirectory) {}
 
-  private readonly identify = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const route = request.routeOptions.url;
-    if (route === undefined || !isIdentifiedRoute(route)) return;
+  use(request: IncomingMessage & { user?: unknown; originalUrl?: string }, response: ServerResponse, next: () => void): void {
     const header = request.headers.authorization;
-    if (header === undefined) return;
+    if (header === undefined || !isIdentifiedPath(request.originalUrl ?? request.url ?? '')) return next();
     const user = header.startsWith('Bearer ') ? this.directory.byToken(header.slice(7)) : undefined;
+    // With MCP OAuth on, another bearer token on the MCP routes is a JWT for the module to verify.
+    if (!user && this.oauth && isIdentifiedPath(request.originalUrl ?? request.url ?? '', '/mcp')) return next();
     if (!user) {
-      await reply.code(401).header('cache-control', 'no-store').send({ error: { code: -32001, message: 'Invalid or expired token; call auth.login' } });
+      response.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      response.end(JSON.stringify({ error: { code: -32001, message: 'Invalid or expired token; call auth.login' } }));
       return;
     }
-    (request as FastifyRequest & { user?: unknown }).user = user;
-  };
+    request.user = user;
+    next();
+  }
 }
 
-function isIdentifiedRoute(route: string): boolean {
-  return [DURABLE_PATH, MCP_PATH].some((base) => route === base || route.startsWith(`${base}/`));
+function isIdentifiedPath(url: string, only?: (typeof IDENTIFIED_PATHS)[number]): boolean {
+  const path = url.split('?')[0];
+  return IDENTIFIED_PATHS.some((base) => (only === undefined || base === only) && (path === base || path.startsWith(`${base}/`)));
 }

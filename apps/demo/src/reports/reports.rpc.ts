@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RpcMethod, RpcStream, progress, type RpcContext } from '@nest-jsonrpc/server';
+import { RpcMcp, RpcMethod, RpcStream, progress, type RpcContext } from '@nest-jsonrpc/server';
 import { GenerateReportDto, ReportRow } from './reports.dto.js';
 
 const STAGES = ['collecting invoices', 'reconciling payments', 'computing totals', 'rendering PDF'];
@@ -19,7 +19,9 @@ const wait = (ms: number, signal: AbortSignal) =>
 export class ReportsRpc {
   /**
    * A durable stream: `POST /rpc` answers `{stream_id, sse_url, status}` at once, the report is
-   * built in the background, and its progress can be watched (and resumed) at `sse_url`.
+   * built in the background, and its progress can be watched (and resumed) at `sse_url`. Over MCP
+   * it is a task for clients that support tasks: they poll it (progress as its status message) and
+   * read the report row when it is done.
    */
   @RpcMethod('report.generate', {
     summary: 'Builds a report in the background (a durable stream)',
@@ -27,6 +29,7 @@ export class ReportsRpc {
     tags: ['streams'],
   })
   @RpcStream({ durable: true, row: ReportRow })
+  @RpcMcp({ title: 'Generate a report' })
   async *generate(p: GenerateReportDto, ctx: RpcContext) {
     const steps = p.steps ?? 20;
     const delayMs = p.delayMs ?? 500;

@@ -87,7 +87,7 @@ export const EXPORT_ROW_SCHEMA: RpcJsonSchema = {
   ],
 };
 
-/** A `result_chunk` row (DESIGN §4 "Chunked results"), as `resultChunks` writes it. */
+/** A `result_chunk` row (docs/streaming.md, "Chunked results"), as `resultChunks` writes it. */
 export const RESULT_CHUNK_ROW_SCHEMA: RpcJsonSchema = {
   type: 'object',
   properties: {
