@@ -1,5 +1,5 @@
 /**
- * The layering of DESIGN §2, enforced: inside libs/server/src a folder imports only folders of a
+ * The layering of docs/architecture.md, enforced: inside libs/server/src a folder imports only folders of a
  * lower layer (never a sibling of its own layer, never a higher one), so there is no import cycle
  * between folders and the code reads bottom up. The shared protocol package imports nothing, and
  * the client never imports the server. A new folder must be placed in `SERVER_LAYERS` first.
@@ -27,7 +27,8 @@ const SERVER_LAYERS: readonly (readonly string[])[] = [
   ['http'],
   ['streaming'],
   ['durable'],
-  ['openrpc', 'explorer', 'mcp', 'observability', 'toolset'],
+  ['method-tools'],
+  ['openrpc', 'explorer', 'mcp', 'observability', 'toolset', 'platforms', 'testing', 'terminus'],
   ['.'],
 ];
 
@@ -51,7 +52,7 @@ function folderOf(file: string): string {
   return parts.length === 1 ? '.' : parts[0];
 }
 
-describe('layers of libs/server/src (DESIGN §2)', () => {
+describe('layers of libs/server/src', () => {
   const files = sourceFiles(serverSrc);
 
   it('every folder has a place in the layer list', () => {
@@ -74,6 +75,19 @@ describe('layers of libs/server/src (DESIGN §2)', () => {
     expect(violations).toEqual([]);
   });
 
+  it('only testing/ (the `./testing` subpath, a client for tests) imports @nest-jsonrpc/client: the module itself never needs it', () => {
+    const importers = files.filter((file) => importsOf(file).some((s) => s.startsWith('@nest-jsonrpc/client')));
+    expect([...new Set(importers.map(folderOf))]).toEqual(['testing']);
+  });
+
+  it('only the platform adapters (platforms/) import Fastify or Express: every route is written once against the port', () => {
+    const platformPackage = /^(fastify|@fastify\/|express$|express\/|@nestjs\/platform-(fastify|express))/;
+    const glue = files
+      .filter((file) => folderOf(file) !== 'platforms')
+      .flatMap((file) => importsOf(file).filter((s) => platformPackage.test(s)).map((s) => `${relative(root, file)} -> ${s}`));
+    expect(glue).toEqual([]);
+  });
+
   it('the server imports the protocol package, never a relative path into another package', () => {
     const outside = files.flatMap((file) =>
       importsOf(file)
@@ -84,22 +98,37 @@ describe('layers of libs/server/src (DESIGN §2)', () => {
   });
 });
 
-describe('the protocol and client packages', () => {
+describe('the protocol, client and codegen packages', () => {
   it('@nest-jsonrpc/protocol imports nothing outside itself: no Node built-ins, no packages', () => {
     const dir = join(root, 'libs/protocol/src');
     const external = sourceFiles(dir).flatMap((file) => importsOf(file).filter((s) => !s.startsWith('./')).map((s) => `${relative(root, file)} -> ${s}`));
     expect(external).toEqual([]);
   });
 
-  it('@nest-jsonrpc/client imports the protocol package, never the server, and no Node built-in outside its CLI', () => {
+  it('@nest-jsonrpc/client imports the protocol package, never the server, and no Node built-in', () => {
     const dir = join(root, 'libs/client/src');
     const bad = sourceFiles(dir)
-      .filter((file) => !relative(dir, file).startsWith('codegen'))
       .flatMap((file) =>
         importsOf(file)
           .filter((s) => s.startsWith('@nest-jsonrpc/server') || s.startsWith('node:') || (s.startsWith('.') && !resolve(dirname(file), s).startsWith(dir)))
           .map((s) => `${relative(root, file)} -> ${s}`),
       );
+    expect(bad).toEqual([]);
+  });
+
+  it('@nest-jsonrpc/client reaches the code generator only through its ./codegen subpath, a re-export of @nest-jsonrpc/codegen', () => {
+    const dir = join(root, 'libs/client/src');
+    const importers = sourceFiles(dir).filter((file) => importsOf(file).some((s) => s.startsWith('@nest-jsonrpc/codegen')));
+    expect(importers.map((file) => relative(root, file))).toEqual(['libs/client/src/codegen/index.ts']);
+  });
+
+  it('@nest-jsonrpc/codegen imports no other @nest-jsonrpc package: it writes code that imports the client', () => {
+    const dir = join(root, 'libs/codegen/src');
+    const bad = sourceFiles(dir).flatMap((file) =>
+      importsOf(file)
+        .filter((s) => s.startsWith('@nest-jsonrpc/') || (s.startsWith('.') && !resolve(dirname(file), s).startsWith(dir)))
+        .map((s) => `${relative(root, file)} -> ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 });

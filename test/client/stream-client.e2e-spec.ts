@@ -1,6 +1,6 @@
 /**
  * client.stream() and client.attach() over real sockets against the WireProtocolFixture (a
- * node:http server writing DESIGN §4 byte for byte), plus what only a misbehaving server can show:
+ * node:http server writing docs/streaming.md's frames byte for byte), plus what only a misbehaving server can show:
  * death mid-stream, hostile bodies, wrong content types, silence, real UTF-8 splits on the wire.
  */
 import {

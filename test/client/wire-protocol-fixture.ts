@@ -1,6 +1,6 @@
 /**
- * PROTOCOL FIXTURE — not the real server. A small node:http server that writes DESIGN §4's wire
- * format byte for byte, and can also misbehave on purpose (die mid-stream, send garbage, never
+ * PROTOCOL FIXTURE — not the real server. A small node:http server that writes the wire format
+ * of docs/streaming.md and docs/durable.md byte for byte, and can also misbehave on purpose (die mid-stream, send garbage, never
  * end a line, drop attached clients), which the real server cannot be made to do on demand.
  * The client suites run against it through `StreamTarget`, so the same suites can be pointed at
  * the real streaming/durable server by giving them another target.

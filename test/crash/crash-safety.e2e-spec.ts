@@ -1,6 +1,6 @@
 /**
- * Crash safety, proven with real processes (issue 14 item 5). An app (support/crash-app.ts) runs
- * in a child process on the SQLite store and on Redis; clients attach over HTTP; the process is
+ * Crash safety, proven with real processes (docs/durable.md, "Durability"). An app (support/crash-app.ts) runs
+ * in a child process on the SQLite store, on Redis and on a Redis Cluster; clients attach over HTTP; the process is
  * SIGKILLed mid-stream and a new process starts on the same store:
  * - every event any client received before the kill is still there, in order;
  * - nothing after the last committed event is invented (row k's data is `{"n":k}`, the ids have
@@ -10,7 +10,8 @@
  * And SIGTERM mid-stream commits what is in flight, ends every stream with the interrupted error
  * and every attached response cleanly (`event: end`), and exits within the shutdown grace.
  *
- * Redis runs need REDIS_URL (skipped loudly when unreachable; failed with REQUIRE_REDIS=1).
+ * Redis runs need REDIS_URL (skipped loudly when unreachable; failed with REQUIRE_REDIS=1); the
+ * cluster runs start a private local cluster (redis-server and redis-cli needed, same rule).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +20,8 @@ import { compileChildApp } from '../durable/support/compile-child.js';
 import { tempDir } from '../durable/support/durable-fixtures.js';
 import { openSse, type ReceivedEvent, type SseSession } from '../durable/support/sse-client.js';
 import { describeWithRedis, REDIS_URL } from '../support/redis.js';
+import { describeWithRedisServer, PrivateRedisCluster } from '../support/redis-server.js';
+import { TEST_PLATFORM } from '../support/rpc-test-app.js';
 
 const INTERRUPTED = '{"error":{"code":-32603,"message":"Stream interrupted"}}';
 /** The module has no grace timer of its own; an orchestrator's is 30 s by default (Kubernetes). The test allows a third. */
@@ -45,7 +48,7 @@ afterAll(() => {
 });
 
 async function startChild(env: Record<string, string>): Promise<ChildApp> {
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, RPC_TEST_PLATFORM: TEST_PLATFORM, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
@@ -214,4 +217,20 @@ describeRedis('crash safety on the Redis store (child processes)', () => {
   // A killed instance is presumed dead 3 heartbeats (3 s) after its last one; a survivor then
   // ends its streams on its next heartbeat.
   crashSuite('Redis', () => ({ CRASH_STORE: 'redis', REDIS_URL, CRASH_KEY_PREFIX: keyPrefix }), 20_000);
+});
+
+describeWithRedisServer('the crash-safety tests on a Redis Cluster')('crash safety on a Redis Cluster store (child processes)', () => {
+  const keyPrefix = `test:crash:${randomUUID()}:`;
+  let cluster: PrivateRedisCluster;
+  beforeAll(async () => {
+    cluster = await PrivateRedisCluster.start();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  crashSuite(
+    'Redis Cluster',
+    () => ({ CRASH_STORE: 'redis-cluster', CRASH_REDIS_NODES: cluster.startupNodes.map((n) => `${n.host}:${n.port}`).join(','), CRASH_KEY_PREFIX: keyPrefix }),
+    20_000,
+  );
 });

@@ -2,7 +2,7 @@
  * The demo's durable `report.generate`: start, attach, drop, resume with Last-Event-ID, cancel —
  * the README's curl walk-through, over HTTP.
  */
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { JsonRpcModule, MemoryStreamStore } from '@nest-jsonrpc/server';
 import { AccountModule } from '../../apps/demo/src/account/account.module.js';
 import { DurableRoutesIdentity } from '../../apps/demo/src/reports/durable-routes-identity.js';
@@ -11,12 +11,16 @@ import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { openSse } from './support/sse-client.js';
 
 // As the demo wires it (apps/demo/src/app.module.ts): the account corner (login, bearer guard) and
-// the hook that gives the durable REST routes the same identity.
+// the middleware that gives the durable REST routes the same identity.
 @Module({
   imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore() } }), AccountModule],
-  providers: [ReportsRpc, DurableRoutesIdentity],
+  providers: [ReportsRpc],
 })
-class DemoReportsModule {}
+class DemoReportsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(DurableRoutesIdentity).forRoutes('{*path}');
+  }
+}
 
 describe('demo: report.generate', () => {
   let t: TestApp;

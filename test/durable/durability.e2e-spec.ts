@@ -7,9 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import {
-  DurableStreamService,
+  DurableStreamRunner,
   JsonRpcModule,
   MemoryStreamStore,
   RpcMethod,
@@ -19,7 +18,7 @@ import {
   type DurableStreamEvent,
   type PendingDurableEvent,
 } from '@nest-jsonrpc/server';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { startTestApp, TEST_PLATFORM, testAdapter, type TestApp } from '../support/rpc-test-app.js';
 import { compileChildApp } from './support/compile-child.js';
 import { durableModule, feeds, headerAuth, tempDir } from './support/durable-fixtures.js';
 import { eventually, sleep } from '../support/async.js';
@@ -167,7 +166,7 @@ describe('durable streams: hand-off, grouping, slow readers, 100 streams', () =>
       expect(s.events.filter((e) => e.event === 'progress')).toHaveLength(4);
       expect(s.events[40].event).toBe('done');
     }
-    expect(t.app.get(DurableStreamService).runningHere).toBe(0);
+    expect(t.app.get(DurableStreamRunner).runningHere).toBe(0);
   });
 });
 
@@ -189,7 +188,7 @@ describe('durable streams: crash and restart on the same SQLite file', () => {
   it('replays everything committed before a SIGKILL, then the interrupted terminal event', async () => {
     const entry = compileChildApp(tmp.file('child'));
     const file = tmp.file('crash.sqlite');
-    child = spawn(process.execPath, [entry, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, [entry, file], { env: { ...process.env, RPC_TEST_PLATFORM: TEST_PLATFORM }, stdio: ['ignore', 'pipe', 'inherit'] });
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
       child!.stdout!.on('data', (chunk) => {
@@ -331,7 +330,7 @@ describe('durable streams: two app instances sharing one store object', () => {
       expect(await cancelled.json()).toEqual({ stream_id: id, status: 'cancelled' });
       await viaB.ended;
       expect(viaB.events.map((e) => [e.id, e.event])).toEqual([['2', 'chunk'], ['3', 'chunk'], ['4', 'cancelled']]);
-      await eventually(() => feed.aborted && a.app.get(DurableStreamService).runningHere === 0 && b.app.get(DurableStreamService).runningHere === 1, 2000, 'A to stop the producer');
+      await eventually(() => feed.aborted && a.app.get(DurableStreamRunner).runningHere === 0 && b.app.get(DurableStreamRunner).runningHere === 1, 2000, 'A to stop the producer');
     } finally {
       for (const f of feeds.values()) f.end();
       await b.close();
@@ -353,20 +352,46 @@ describe('durable streams: configuration', () => {
   it('a durable method while durable streams are disabled fails startup, naming it', async () => {
     @Module({ imports: [JsonRpcModule.forRoot({})], providers: [Reports] })
     class Disabled {}
-    await expect(NestFactory.create(Disabled, new FastifyAdapter(), { logger: false, abortOnError: false }).then((app) => app.init())).rejects.toThrow(
+    await expect(NestFactory.create(Disabled, testAdapter(), { logger: false, abortOnError: false }).then((app) => app.init())).rejects.toThrow(
       'Reports.build ("reports.build") is a durable stream (@RpcStream({ durable: true })) but durable streams are disabled: set durable: { enabled: true } in JsonRpcModule options',
     );
   });
 
   it('rejects invalid durable options, all at once', async () => {
     @Module({
-      imports: [JsonRpcModule.forRoot({ durable: { enabled: 'yes', path: 'streams', retention: -1, keepAliveMs: 1.5, maxRunning: { total: 0, each: 1 }, store: {} } as any })],
+      imports: [
+        JsonRpcModule.forRoot({
+          durable: {
+            enabled: 'yes',
+            path: 'streams',
+            retention: -1,
+            keepAliveMs: 1.5,
+            maxRunning: { total: 0, each: 1 },
+            store: {},
+            storeTimeoutMs: 0,
+            outageGraceMs: -1,
+            maxBufferedEvents: 0,
+            maxBufferedBytes: 1.5,
+          } as any,
+        }),
+      ],
     })
     class Invalid {}
-    const failure = NestFactory.create(Invalid, new FastifyAdapter(), { logger: false, abortOnError: false }).then((app) => app.init());
+    const failure = NestFactory.create(Invalid, testAdapter(), { logger: false, abortOnError: false }).then((app) => app.init());
     await expect(failure).rejects.toThrow(/"durable.enabled" must be a boolean/);
     await failure.catch((error: Error) => {
-      for (const part of ['"durable.path" must be', '"durable.store" must be a StreamStore', '"durable.retention" must be a positive number', '"durable.keepAliveMs" must be an integer', '"durable.maxRunning.total" must be an integer >= 1', 'unknown option "durable.maxRunning.each"']) {
+      for (const part of [
+        '"durable.path" must be',
+        '"durable.store" must be a StreamStore',
+        '"durable.retention" must be a positive number',
+        '"durable.keepAliveMs" must be an integer',
+        '"durable.maxRunning.total" must be an integer >= 1',
+        'unknown option "durable.maxRunning.each"',
+        '"durable.storeTimeoutMs" must be an integer >= 1, got 0',
+        '"durable.outageGraceMs" must be an integer >= 1, got -1',
+        '"durable.maxBufferedEvents" must be an integer >= 1, got 0',
+        '"durable.maxBufferedBytes" must be an integer >= 1, got 1.5',
+      ]) {
         expect(error.message).toContain(part);
       }
     });
@@ -375,7 +400,7 @@ describe('durable streams: configuration', () => {
   it('rejects a keepAliveMs longer than a Node timer can wait (it would fire every 1 ms)', async () => {
     @Module({ imports: [JsonRpcModule.forRoot({ durable: { enabled: true, store: new MemoryStreamStore(), keepAliveMs: 2 ** 31 } })] })
     class TooLong {}
-    const failure = NestFactory.create(TooLong, new FastifyAdapter(), { logger: false, abortOnError: false }).then((app) => app.init());
+    const failure = NestFactory.create(TooLong, testAdapter(), { logger: false, abortOnError: false }).then((app) => app.init());
     await expect(failure).rejects.toThrow('"durable.keepAliveMs" must be at most 2147483647 (about 24.8 days), got 2147483648');
   });
 

@@ -1,32 +1,58 @@
 /**
- * Durable streams end to end over real HTTP, on the default SQLite store (in a temp directory):
- * start, attach, resume, live hand-off, events page, list, cancel, ownership, roles, limits.
+ * Durable streams end to end over real HTTP, on the default SQLite store (in a temp directory) and
+ * on a RedisStreamStore over a private local Redis Cluster (three primaries, started here): start,
+ * attach, resume, live hand-off, events page, list, cancel, ownership, roles, limits.
  */
-import { DurableStreamService, SqliteStreamStore } from '@nest-jsonrpc/server';
+import { DurableStreamRunner, SqliteStreamStore, type StreamStore } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { describeWithRedisServer } from '../support/redis-server.js';
+import { ClusterStores } from './support/cluster-store.js';
 import { durableModule, feeds, headerAuth, tempDir, UUID_V4, type ManualFeed } from './support/durable-fixtures.js';
 import { eventually, sleep } from '../support/async.js';
 import { openSse } from './support/sse-client.js';
 
-describe('durable streams (SQLite store)', () => {
-  const tmp = tempDir();
+/** Where the suite below runs: a store opened before the app, and what tears it down after. */
+interface StoreVariant {
+  name: string;
+  describe: jest.Describe;
+  open(): Promise<StreamStore>;
+  close(): Promise<void>;
+}
+
+const sqliteTmp = tempDir();
+const clusterStores = new ClusterStores();
+const STORES: StoreVariant[] = [
+  { name: 'SQLite store', describe, open: async () => new SqliteStreamStore({ filename: sqliteTmp.file() }), close: async () => sqliteTmp.remove() },
+  {
+    name: 'Redis Cluster store',
+    describe: describeWithRedisServer('the durable suite on a Redis Cluster'),
+    open: async () => {
+      await clusterStores.start();
+      return clusterStores.store();
+    },
+    close: () => clusterStores.stop(),
+  },
+];
+
+for (const variant of STORES) variant.describe(`durable streams (${variant.name})`, () => {
   // Long enough that a loaded CI machine's timer slip (seen: 200 ms) stays inside the bounds below.
   const KEEP_ALIVE_MS = 400;
   let t: TestApp;
   let base: string;
 
   beforeAll(async () => {
+    const store = await variant.open();
     t = await startTestApp(
       durableModule({
-        durable: { enabled: true, store: new SqliteStreamStore({ filename: tmp.file() }), keepAliveMs: KEEP_ALIVE_MS, retryMs: 1500, maxRunning: { perUser: 3 } },
+        durable: { enabled: true, store, keepAliveMs: KEEP_ALIVE_MS, retryMs: 1500, maxRunning: { perUser: 3 } },
       }),
       headerAuth,
     );
     base = `${t.url}/rpc/streams`;
-  });
+  }, 60_000);
   afterAll(async () => {
-    await t.close();
-    tmp.remove();
+    await t?.close();
+    await variant.close();
   });
 
   const start = async (method: string, params?: unknown, headers: Record<string, string> = {}) => {
@@ -415,13 +441,13 @@ describe('durable streams (SQLite store)', () => {
   });
 
   it('the service reports nothing left running once every stream ended', async () => {
-    const service = t.app.get(DurableStreamService);
+    const service = t.app.get(DurableStreamRunner);
     for (const feed of feeds.values()) feed.end();
     await eventually(() => service.runningHere === 0, 3000, 'all runs to end');
   });
 });
 
-describe('DurableStreamService.follow (what the live /rpc/stream route builds on)', () => {
+describe('DurableStreamRunner.follow (what the live /rpc/stream route builds on)', () => {
   const tmp = tempDir();
   let t: TestApp;
   beforeAll(async () => {
@@ -436,7 +462,7 @@ describe('DurableStreamService.follow (what the live /rpc/stream route builds on
     const res = await t.rpc({ jsonrpc: '2.0', method: 'jobs.manual', id: 1 });
     const id = res.body.result.stream_id;
     const feed = await eventually(() => feeds.get(id));
-    const service = t.app.get(DurableStreamService);
+    const service = t.app.get(DurableStreamRunner);
     feed.push({ a: 1 }, { a: 2 });
     const early = service.follow(id, 0);
     const first = await early.next();

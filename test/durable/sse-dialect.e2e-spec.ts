@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 6 — one SSE dialect. The durable attach route (`GET /rpc/streams/:id`) writes with
+ * One SSE dialect. The durable attach route (`GET /rpc/streams/:id`) writes with
  * the live stream route's encoder: the same headers (`stream.headers` applied, nosniff), the same
  * `:` keep-alive comment, the same escaping of `<`, U+2028 and U+2029 in rows and in stored error
  * events, and the same final `event: end`. A stored error served live in NDJSON or as a JSON array
@@ -9,7 +9,7 @@ import { Injectable } from '@nestjs/common';
 import { MemoryStreamStore, RpcException, RpcMethod, RpcStream, StreamFormat } from '@nest-jsonrpc/server';
 import { eventually } from '../support/async.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { durableModule } from './support/durable-fixtures.js';
+import { durableModule, feeds } from './support/durable-fixtures.js';
 import { openSse } from './support/sse-client.js';
 
 @Injectable()
@@ -96,5 +96,31 @@ describe('durable attach speaks the live stream route\'s SSE dialect', () => {
       return body.events.length === 2 ? body : undefined;
     });
     expect(page.events[1]).toEqual({ id: 2, event: 'error', data: { error: { code: 4100, message: '<img src=x onerror=alert(1)>', data: { html: '</script>' } } } });
+  });
+});
+
+describe('one keep-alive option for every SSE response', () => {
+  let t: TestApp;
+  const KEEP_ALIVE_MS = 120;
+  beforeAll(async () => {
+    // Only stream.keepAliveMs: the durable attach follows it (durable.keepAliveMs is its deprecated override).
+    t = await startTestApp(durableModule({ stream: { enabled: true, keepAliveMs: KEEP_ALIVE_MS }, durable: { enabled: true, store: new MemoryStreamStore() } }));
+  });
+  afterAll(() => t.close());
+
+  it('stream.keepAliveMs keeps an idle durable attach alive, one ":" comment about every keepAliveMs', async () => {
+    const started = await t.rpc({ jsonrpc: '2.0', method: 'jobs.manual', id: 1 });
+    const id = started.body.result.stream_id as string;
+    const feed = await eventually(() => feeds.get(id), 2000, 'the producer to start');
+    const sse = await openSse(`${t.url}/rpc/streams/${id}`);
+    await sse.waitFor((s) => s.comments.length >= 3, 20 * KEEP_ALIVE_MS);
+    const gaps = [sse.commentTimes[1] - sse.commentTimes[0], sse.commentTimes[2] - sse.commentTimes[1]];
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(0.75 * KEEP_ALIVE_MS);
+      expect(gap).toBeLessThan(3 * KEEP_ALIVE_MS);
+    }
+    expect(sse.raw.startsWith('retry: 3000\n\n:\n\n')).toBe(true);
+    feed.end();
+    await sse.ended;
   });
 });

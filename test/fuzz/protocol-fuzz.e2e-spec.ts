@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every route on a live app over real HTTP (issue 14 item 2): random and
+ * Property-based fuzzing of every route on a live app over real HTTP (docs/fuzzing.md): random and
  * mutated envelopes, batches, params, ids, methods, nesting depths, unicode (lone surrogates,
  * U+2028), huge numbers, `__proto__` keys and raw bytes against `/rpc`, `/rpc/stream` (NDJSON,
  * SSE, JSON array, durable; POST and GET) and the durable routes with their query strings.

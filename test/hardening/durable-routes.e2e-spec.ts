@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 9, the durable routes' small things: a repeated query parameter gets its own
+ * The durable routes' small things: a repeated query parameter gets its own
  * message; a cursor with leading zeros (`Last-Event-ID: 00`) means what the number means,
  * everywhere a cursor or count is read; other verbs on a stream id (and on the list and events
  * routes) answer 405 with `Allow`.
@@ -92,5 +92,20 @@ describe('durable routes: repeated parameters, leading zeros, 405', () => {
 
   it('deeper paths stay 404', async () => {
     expect((await getJson(`/rpc/streams/${id}/events/more`, {}, 'POST')).status).toBe(404);
+  });
+
+  it('every answer carries X-Request-Id, as on /rpc: list, page, cancel, refusals, the 204 of a finished stream', async () => {
+    const headers = { 'x-request-id': 'durable-9' };
+    const answers = [
+      await getJson('/rpc/streams', headers),
+      await getJson(`/rpc/streams/${id}/events`, headers),
+      await getJson(`/rpc/streams/${id}`, { ...headers, 'last-event-id': '4' }),
+      await getJson(`/rpc/streams/${id}`, headers, 'DELETE'),
+      await getJson(`/rpc/streams/${id}`, headers, 'PUT'),
+      await getJson('/rpc/streams/not-a-stream', headers),
+      await getJson(`/rpc/streams/${id}/events?limit=0`, headers),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 204, 200, 405, 404, 400]);
+    for (const answer of answers) expect(answer.headers.get('x-request-id')).toBe('durable-9');
   });
 });

@@ -1,12 +1,12 @@
 /**
- * Issue 14 item 1: every client gets its 413. A 5 MB body (the limit is the default 1 MiB) posted
+ * Every client gets its 413. A 5 MB body (the limit is the default 1 MiB) posted
  * by Node's `fetch` and by `node:http` — declared `Content-Length` and chunked — 50 times each on
  * every route of the module: each one reads the 413 with its exact envelope and `Connection:
  * close`, never EPIPE/ECONNRESET, because the server keeps reading (and discarding) the upload
  * for a bounded time before closing (http/early-answer.ts). `Expect: 100-continue` with an
  * oversize length gets the 413 and no `100 Continue`, so the body is never sent.
  * The MCP endpoint (`POST /mcp`) answers the same envelope; the MCP REST surface's
- * `POST /mcp/call` answers its own body shape (seed 001's `/mcp/call` column), delivered the same way.
+ * `POST /mcp/call` answers its own body shape (docs/mcp.md, "The REST surface"), delivered the same way.
  */
 import { execFile } from 'node:child_process';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';

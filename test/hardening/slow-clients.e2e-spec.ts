@@ -1,9 +1,13 @@
 /**
- * Issue 14 item 6: slow and hostile clients are bounded, and other clients are served meanwhile.
+ * Slow and hostile clients are bounded, and other clients are served meanwhile.
  * - a body trickling one byte at a time: 408 after `limits.bodyTimeoutMs` (the module's own
  *   bound: Fastify's `requestTimeout` did not cut such a body in our trials, see docs/limits.md);
- * - headers trickling: Node's `headersTimeout` (set through `FastifyAdapter({ http })`);
- * - a thousand idle connections: closed by Fastify's `connectionTimeout`;
+ * - headers trickling: Node's `headersTimeout` (set through `FastifyAdapter({ http })`; on Express
+ *   the app sets it on `app.getHttpServer()`, where Node checks it every 30 s — an interval only a
+ *   server's constructor takes — so there the test checks that the module leaves it alone;
+ *   docs/limits.md);
+ * - a thousand idle connections: closed by the socket timeout (Fastify's `connectionTimeout`,
+ *   `app.getHttpServer().setTimeout()` on Express: the same Node setting);
  * - a reader that stops reading a durable attach, or a live stream: dropped after
  *   `limits.stalledWriteMs` (the live stream's producer is stopped; the durable stream runs on
  *   and another client reads all of it).
@@ -12,10 +16,13 @@
 import { connect, type Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Injectable, Module, type Type } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { JsonRpcModule, MemoryStreamStore, RpcMethod, RpcStream, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
 import { eventually } from '../support/async.js';
+import { TEST_PLATFORM, testAdapter } from '../support/rpc-test-app.js';
 
 const PAD = 'x'.repeat(32 * 1024);
 const STREAMS: JsonRpcModuleOptions = { stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } };
@@ -55,16 +62,26 @@ class SlowClientMethods {
 }
 
 interface App {
-  app: NestFastifyApplication;
+  app: INestApplication;
   url: string;
   port: number;
   close(): Promise<void>;
 }
 
-async function start(options: JsonRpcModuleOptions, adapterOptions: ConstructorParameters<typeof FastifyAdapter>[0] = {}): Promise<App> {
+/** The HTTP server's own settings, as each platform takes them. */
+interface ServerSettings {
+  /** Socket inactivity (Fastify's `connectionTimeout`; Node's `server.setTimeout()`). */
+  connectionTimeout?: number;
+  /** Fastify only: given to Node's server when Fastify creates it. */
+  http?: { headersTimeout: number; connectionsCheckingInterval: number };
+}
+
+async function start(options: JsonRpcModuleOptions, settings: ServerSettings = {}): Promise<App> {
   @Module({ imports: [JsonRpcModule.forRoot({ ...STREAMS, ...options })], providers: [SlowClientMethods] })
   class SlowClientModule {}
-  const app = await NestFactory.create<NestFastifyApplication>(SlowClientModule as Type<unknown>, new FastifyAdapter(adapterOptions), { logger: false });
+  const adapter = TEST_PLATFORM === 'fastify' ? new FastifyAdapter(settings as ConstructorParameters<typeof FastifyAdapter>[0]) : testAdapter();
+  const app = await NestFactory.create<INestApplication>(SlowClientModule as Type<unknown>, adapter, { logger: false });
+  if (TEST_PLATFORM === 'express' && settings.connectionTimeout !== undefined) (app.getHttpServer() as Server).setTimeout(settings.connectionTimeout);
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   return { app, port, url: `http://127.0.0.1:${port}`, close: () => app.close() };
@@ -124,8 +141,38 @@ describe('slow and hostile clients are bounded', () => {
     }
   });
 
-  it("headers trickling one byte at a time: Node's headersTimeout answers 408 and closes", async () => {
-    const t = await start({}, { http: { headersTimeout: 500, connectionsCheckingInterval: 100 } } as never);
+  it('a body trickling to a route that reads none (a GET): its connection closed after limits.bodyTimeoutMs all the same', async () => {
+    const t = await start({ limits: { bodyTimeoutMs: 500 } });
+    try {
+      const { socket, state, closed } = rawConnection(t.port);
+      socket.write('GET /rpc/streams/00000000-0000-4000-8000-000000000000 HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n');
+      trickle(socket, 'a'.repeat(900), 50);
+      await closed;
+      // Fastify answers the GET at once (404) and closes at the deadline; Express drains bodies first (408).
+      expect(state.text).toMatch(/^HTTP\/1\.1 (404|408) /);
+      expect(state.closedAfterMs).toBeGreaterThanOrEqual(500);
+      expect(state.closedAfterMs).toBeLessThan(4_000);
+    } finally {
+      await t.close();
+    }
+  });
+
+  // On Express the same Node setting is the app's to set on `app.getHttpServer()`: the module
+  // leaves the server Nest made as it is (its check interval is fixed when it is created).
+  if (TEST_PLATFORM === 'express') {
+    it("headers trickling: the server's headersTimeout is Node's, left as Nest's Express server has it", async () => {
+      const t = await start({});
+      try {
+        const server = t.app.getHttpServer() as Server;
+        expect([server.headersTimeout, server.requestTimeout]).toEqual([60_000, 300_000]);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+
+  if (TEST_PLATFORM === 'fastify') it("headers trickling one byte at a time: Node's headersTimeout answers 408 and closes", async () => {
+    const t = await start({}, { http: { headersTimeout: 500, connectionsCheckingInterval: 100 } });
     try {
       const { socket, state, closed } = rawConnection(t.port);
       socket.write('POST /rpc HTTP/1.1\r\n');
@@ -139,7 +186,7 @@ describe('slow and hostile clients are bounded', () => {
     }
   });
 
-  it("a thousand idle connections: closed by Fastify's connectionTimeout; a call is served among them", async () => {
+  it('a thousand idle connections: closed by the socket timeout (connectionTimeout); a call is served among them', async () => {
     const t = await start({}, { connectionTimeout: 1000 });
     try {
       const idle = Array.from({ length: 1000 }, () => rawConnection(t.port));

@@ -198,7 +198,7 @@ describe('RpcToolset over real HTTP', () => {
           parameters: { type: 'object', properties: { city: { type: 'string', not: { enum: ['', null] } } }, required: ['city'], additionalProperties: false },
         },
         { name: 'secret_read', method: 'secret.read', description: 'Admins only.', parameters: { type: 'object', properties: {} } },
-        { name: 'ticks_count', method: 'ticks.count', description: 'Calls the JSON-RPC method ticks.count', parameters: { type: 'object', properties: {} } },
+        { name: 'ticks_count', method: 'ticks.count', description: 'Calls the JSON-RPC method "ticks.count".', parameters: { type: 'object', properties: {} } },
       ]);
       for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     });

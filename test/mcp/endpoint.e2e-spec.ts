@@ -6,7 +6,7 @@
  */
 import { Injectable, Module } from '@nestjs/common';
 import { JsonRpcModule, MemoryStreamStore, RpcMcp, RpcMethod, RpcStream } from '@nest-jsonrpc/server';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { onEveryRequest, startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { startupError } from '../security/security-apps.js';
 import { startMcpApp, Tools } from './support/mcp-test-app.js';
 
@@ -31,13 +31,7 @@ describe('POST /mcp over HTTP', () => {
   beforeAll(async () => {
     t = await startMcpApp({}, (app) => {
       app.enableCors({ origin: true, exposedHeaders: ['x-hooked'] });
-      app
-        .getHttpAdapter()
-        .getInstance()
-        .addHook('onRequest', (_request: unknown, reply: any, done: () => void) => {
-          reply.header('x-hooked', 'yes');
-          done();
-        });
+      onEveryRequest(app, (_request, reply) => reply.header('x-hooked', 'yes'));
     });
   });
   afterAll(() => t.close());
@@ -82,6 +76,23 @@ describe('POST /mcp over HTTP', () => {
     expect(await status({ host: `localhost:${port}`, origin: 'http://localhost:3000' })).toBe(200);
   });
 
+  it('carries X-Request-Id on every answer — the shared path, the SDK path, SSE, refusals — like /rpc', async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const answers: Array<[string, Response]> = [
+      ['shared 2025 path (tools/list)', await mcpPost(t, request('tools/list'), { 'x-request-id': 'mcp-1' })],
+      ['SDK path (initialize)', await mcpPost(t, request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }), { 'x-request-id': 'mcp-1' })],
+      ['SSE (progress)', await mcpPost(t, request('tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: { progressToken: 'p' } }), { 'x-request-id': 'mcp-1' })],
+      ['parse error', await mcpPost(t, '{"jsonrpc":', { 'x-request-id': 'mcp-1' })],
+      ['405', await fetch(`${t.url}/mcp`, { method: 'DELETE', headers: { 'x-request-id': 'mcp-1' } })],
+    ];
+    for (const [label, res] of answers) {
+      await res.text();
+      expect([label, res.headers.get('x-request-id')]).toEqual([label, 'mcp-1']);
+    }
+    const fresh = await mcpPost(t, request('tools/list'));
+    expect(fresh.headers.get('x-request-id')).toMatch(uuid);
+  });
+
   it('answers malformed requests with JSON-RPC errors, never a crash or a stack', async () => {
     const notJson = await mcpPost(t, '{"jsonrpc":');
     expect(notJson.status).toBe(400);
@@ -116,7 +127,8 @@ describe('POST /mcp over HTTP', () => {
     const second = await answerOf(await mcpPost(t, request('tools/call', { name: 'limited.ping', arguments: {} })));
     expect(second.result.isError).toBeFalsy();
     const third = await answerOf(await mcpPost(t, request('tools/call', { name: 'limited.ping', arguments: {} })));
-    expect(third.result).toMatchObject({ isError: true, structuredContent: { error: { code: -32003 } } });
+    expect(third.result).toMatchObject({ isError: true, _meta: { 'nest-jsonrpc/error': { code: -32003 } } });
+    expect(third.result.structuredContent).toBeUndefined();
     expect(third.result.content[0].text).toMatch(/^Error -32003: /);
   });
 

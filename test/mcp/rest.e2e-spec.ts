@@ -1,6 +1,6 @@
 /**
- * The Symfony bundle's REST surface (`mcp.rest: true`): GET /mcp/tools and POST /mcp/call with
- * the bundle's checks in order, its messages and statuses, exact bodies, and the format chosen
+ * The REST surface (`mcp.rest: true`): GET /mcp/tools and POST /mcp/call with
+ * their checks in order, its messages and statuses, exact bodies, and the format chosen
  * by X-Mcp-Format, then ?format=, then @RpcMcp({ format }), then mcp.defaultFormat.
  */
 import type { TestApp } from '../support/rpc-test-app.js';
@@ -50,6 +50,16 @@ describe('MCP REST surface', () => {
     ['a tool whose roles the caller lacks', '{"name":"report.daily"}', 404, 'Error -32601: Method not found: report.daily'],
   ])('refuses %s with the bundle status and message', async (_label, body, status, text) => {
     expect(await post(body)).toEqual({ status, body: refused(text) });
+  });
+
+  it('carries X-Request-Id on its answers and refusals, like every route of the module', async () => {
+    const headers = { 'x-request-id': 'rest-7' };
+    const tools = await fetch(`${t.url}/mcp/tools`, { headers });
+    const call = await fetch(`${t.url}/mcp/call`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"echo","arguments":{"text":"x"}}' });
+    const refusal = await fetch(`${t.url}/mcp/call`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'x' });
+    expect([tools.status, call.status, refusal.status]).toEqual([200, 200, 415]);
+    for (const res of [tools, call, refusal]) expect(res.headers.get('x-request-id')).toBe('rest-7');
+    expect(await refusal.json()).toEqual(refused('Error -32600: Content-Type must be application/json'));
   });
 
   it('answers handler errors with 200 and isError, violations listed', async () => {

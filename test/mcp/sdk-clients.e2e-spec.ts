@@ -63,7 +63,7 @@ describe.each<Flavour>(['v2 (2026-07-28)', 'v2 (2025)', 'v1'])('MCP over Streama
   it('lists the exposed tools an anonymous caller may call, with schemas, titles and annotations', async () => {
     const client = await connect(flavour, t.url);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['math.add', 'echo', 'limited.ping', 'chat.stream', 'numbers.stream', 'slow.stream', 'boom', 'wrapped.value', 'domain.fail']);
+    expect(tools.map((tool) => tool.name)).toEqual(['math.add', 'math.divide', 'echo', 'account.whoami', 'limited.ping', 'chat.stream', 'numbers.stream', 'slow.stream', 'boom', 'wrapped.value', 'domain.fail']);
     const add = tools.find((tool) => tool.name === 'math.add');
     expect(add).toMatchObject({
       title: 'Add',
@@ -104,7 +104,8 @@ describe.each<Flavour>(['v2 (2026-07-28)', 'v2 (2025)', 'v1'])('MCP over Streama
     const lines = result.content[0].text.split('\n');
     expect(lines[0]).toBe('Error -32602: Invalid params');
     expect(lines.slice(1).sort()).toEqual(['  - a: a must be a number conforming to the specified constraints', '  - b: b must be a number conforming to the specified constraints']);
-    expect(result.structuredContent.error).toMatchObject({ code: -32602, message: 'Invalid params' });
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta['nest-jsonrpc/error']).toMatchObject({ code: -32602, message: 'Invalid params' });
     await client.close();
   });
 

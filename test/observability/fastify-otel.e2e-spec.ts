@@ -1,5 +1,5 @@
 /**
- * Issue 13 with the real `@fastify/otel` (the instrumentation the README points Fastify users
+ * Observability with the real `@fastify/otel` (the instrumentation the README points Fastify users
  * to): a call's span joins the request's trace under the instrumentation's spans, batch items
  * are siblings, and the module opens no HTTP span of its own (`@fastify/otel` has one).
  */
@@ -9,6 +9,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { JsonRpcModule, RpcMethod, RpcParam, RpcStream, StreamFormat } from '@nest-jsonrpc/server';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { installTestSdk, until, type TestSdk } from './otel-test-sdk.js';
 
@@ -40,10 +41,14 @@ describe('span parents under @fastify/otel', () => {
     // What NodeSDK registers by default; @fastify/otel extracts the incoming trace with it.
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     const instrumentation = new FastifyOtelInstrumentation();
-    t = await startTestApp(App, async (app) => {
-      // Before listen: the module mounts its routes at init, so the plugin sees them defined.
-      await app.register(instrumentation.plugin() as never);
-    });
+    t = await startTestApp(
+      App,
+      async (app) => {
+        // Before listen: the module mounts its routes at init, so the plugin sees them defined.
+        await (app as NestFastifyApplication).register(instrumentation.plugin() as never);
+      },
+      'fastify',
+    );
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 13 — spans, metrics, events and call logs, with the OpenTelemetry SDK's in-memory
+ * Spans, metrics, events and call logs, with the OpenTelemetry SDK's in-memory
  * exporters, over real HTTP (127.0.0.1:0, fetch).
  */
 import { Injectable, Module } from '@nestjs/common';
@@ -86,7 +86,7 @@ class ObservedApp {}
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 
-describe('observability (issue 13)', () => {
+describe('observability', () => {
   let sdk: TestSdk;
   let t: TestApp;
   let recorder: EventRecorder;

@@ -1,12 +1,20 @@
 /**
- * Issue 13 — `observability` options: checked at startup; `logCalls` 'all' | 'errors' | 'none';
+ * `observability` options: checked at startup; `logCalls` 'all' | 'errors' | 'none';
  * no event emitter and no SDK registered: calls are answered as before.
  */
-import { Injectable, Module } from '@nestjs/common';
-import { JsonRpcModule, RpcMethod, RpcNotFoundException, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import {
+  JsonRpcModule,
+  MemoryStreamStore,
+  RpcInternalErrorException,
+  RpcMethod,
+  RpcNotFoundException,
+  RpcStream,
+  StreamFormat,
+  type JsonRpcModuleOptions,
+} from '@nest-jsonrpc/server';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { startTestApp } from '../support/rpc-test-app.js';
+import { startTestApp, testAdapter } from '../support/rpc-test-app.js';
 import { installTestSdk, pointsOf, until } from './otel-test-sdk.js';
 
 @Injectable()
@@ -24,6 +32,34 @@ class Methods {
   @RpcMethod('crash')
   crash() {
     throw new Error('kaboom');
+  }
+}
+
+/** One failure per transport, each with a text of its own to count its log lines by. */
+@Injectable()
+class FailingMethods {
+  @RpcMethod('once.crash')
+  crash() {
+    throw new Error('crash-cause');
+  }
+
+  @RpcMethod('once.chosen')
+  chosen() {
+    throw new RpcInternalErrorException('chosen-failure');
+  }
+
+  @RpcMethod('once.rows')
+  @RpcStream({ format: StreamFormat.Ndjson })
+  async *rows() {
+    yield { i: 0 };
+    throw new Error('rows-cause');
+  }
+
+  @RpcMethod('once.durable')
+  @RpcStream({ durable: true })
+  async *durable() {
+    yield { i: 0 };
+    throw new Error('producer-cause');
   }
 }
 
@@ -48,7 +84,7 @@ async function run(observability: JsonRpcModuleOptions['observability']) {
   }
 }
 
-describe('observability options and call logs (issue 13)', () => {
+describe('observability options and call logs', () => {
   it("'errors' (default): one line per failed call; -32603 is the mapper's line with its stack, as before", async () => {
     const lines = await run(undefined);
     expect(lines.map((l) => [l.level, l.message.replace(/requestId=\S+ /, '').replace(/durationMs=[\d.]+/, 'durationMs=N')])).toEqual([
@@ -75,7 +111,7 @@ describe('observability options and call logs (issue 13)', () => {
   it('bad values fail startup, listed with the other problems', async () => {
     @Module({ imports: [JsonRpcModule.forRoot({ observability: { tracing: 'yes', logCalls: 'some', colour: true } as never })] })
     class BadApp {}
-    const started = NestFactory.create<NestFastifyApplication>(BadApp, new FastifyAdapter(), { logger: false, abortOnError: false });
+    const started = NestFactory.create<INestApplication>(BadApp, testAdapter(), { logger: false, abortOnError: false });
     await expect(started).rejects.toThrow(
       /unknown option "observability\.colour"[\s\S]*"observability\.tracing" must be a boolean[\s\S]*"observability\.logCalls" must be "errors", "all" or "none", got "some"/,
     );
@@ -95,6 +131,42 @@ describe('observability options and call logs (issue 13)', () => {
       } finally {
         await sdk.uninstall();
       }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('a failed call is logged exactly once, whatever its transport', () => {
+  it('a notification, a chosen -32603, a live stream and a durable producer: one line each', async () => {
+    @Module({
+      imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } })],
+      providers: [FailingMethods],
+    })
+    class App {}
+    const t = await startTestApp(App);
+    const linesOf = (text: string) => t.logger.lines.filter((l) => l.message.includes(text) || l.extra.some((e) => String(e).includes(text)));
+    try {
+      expect((await t.post({ jsonrpc: '2.0', method: 'once.crash' })).status).toBe(204);
+      expect((await t.rpc({ jsonrpc: '2.0', id: 1, method: 'once.chosen' })).body.error).toEqual({ code: -32603, message: 'chosen-failure' });
+      const stream = await t.post({ jsonrpc: '2.0', id: 2, method: 'once.rows' }, { path: '/rpc/stream' });
+      expect(await stream.text()).toContain('"code":-32603');
+      const { body } = await t.rpc({ jsonrpc: '2.0', id: 3, method: 'once.durable' });
+      expect(typeof body.result.stream_id).toBe('string');
+      await until(() => linesOf('producer-cause').length > 0);
+      // One more answered call after the last failure: any second line of an earlier one is out by now.
+      expect((await t.rpc({ jsonrpc: '2.0', id: 4, method: 'once.chosen' })).body.error.code).toBe(-32603);
+
+      expect(linesOf('crash-cause').map((l) => [l.level, l.message])).toEqual([['error', 'Unhandled error in once.crash: crash-cause']]);
+      expect(linesOf('rows-cause').map((l) => [l.level, l.message])).toEqual([['error', 'Unhandled error in once.rows: rows-cause']]);
+      expect(linesOf('producer-cause').map((l) => [l.level, l.message])).toEqual([['error', 'Unhandled error in once.durable: producer-cause']]);
+      // No call line beside them: the line with the cause is the call's.
+      expect([...linesOf('method=once.crash'), ...linesOf('method=once.rows'), ...linesOf('method=once.durable')]).toEqual([]);
+      // An RpcException the app chose has no cause to log: the call line reports it (one per call).
+      expect(linesOf('method=once.chosen').map((l) => [l.level, l.message.replace(/requestId=\S+ /, '').replace(/durationMs=[\d.]+/, 'durationMs=N')])).toEqual([
+        ['log', 'call failed method=once.chosen id=1 transport=http code=-32603 durationMs=N'],
+        ['log', 'call failed method=once.chosen id=4 transport=http code=-32603 durationMs=N'],
+      ]);
     } finally {
       await t.close();
     }

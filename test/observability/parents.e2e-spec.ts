@@ -1,14 +1,14 @@
 /**
- * Issue 13 — where a call's span hangs: under the app's HTTP span when Fastify is instrumented
+ * Where a call's span hangs: under the app's HTTP span when Fastify is instrumented
  * (simulated here the way `@fastify/otel` does it: the request runs inside its span's context),
  * and under the calling call's span for a call made through the pipeline from a handler (how MCP
  * and LLM tool calls run: `callOf` + `run`, transport 'tool').
  */
 import { Injectable, Module } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
-import type { FastifyInstance } from 'fastify';
-import { JsonRpcModule, RpcCtx, RpcMethod, RpcParam, RpcPipeline, type RpcContext } from '@nest-jsonrpc/server';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { JsonRpcModule, RpcCtx, RpcMethod, RpcParam, type RpcContext } from '@nest-jsonrpc/server';
+import { RpcPipeline } from '../../libs/server/src/pipeline/rpc-pipeline.js';
+import { aroundEveryRequest, startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { installTestSdk, until, type TestSdk } from './otel-test-sdk.js';
 
 @Injectable()
@@ -30,19 +30,18 @@ class Methods {
 @Module({ imports: [JsonRpcModule.forRoot()], providers: [Methods] })
 class App {}
 
-describe('span parents (issue 13)', () => {
+describe('span parents', () => {
   let sdk: TestSdk;
   let t: TestApp;
 
   beforeAll(async () => {
     sdk = installTestSdk();
     t = await startTestApp(App, (app) => {
-      const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
       const tracer = trace.getTracer('http-instrumentation');
-      fastify.addHook('onRequest', (request, _reply, done) => {
+      aroundEveryRequest(app, (request, reply, proceed) => {
         const span = tracer.startSpan(`HTTP ${request.method}`);
-        request.raw.once('close', () => span.end());
-        context.with(trace.setSpan(context.active(), span), done);
+        reply.onClose(() => span.end());
+        context.with(trace.setSpan(context.active(), span), proceed);
       });
     });
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 10 "done when": the demo's own document (as `npm start` serves it) validates under the
+ * The demo's own document (as `npm start` serves it) validates under the
  * OpenRPC meta-schema, lists every demo method with a summary and tags, hides role-protected
  * methods and their schemas from callers without the roles — and its schemas are accurate: the
  * demo's real answers (results, and the rows of every stream) validate against them.
@@ -23,6 +23,10 @@ const SAMPLES: Record<string, { params?: unknown; rows?: number }> = {
   'math.add': { params: { a: 2, b: 3 } },
   'math.subtract': { params: [42, 23] },
   'user.update': { params: { id: 7, email: 'ada@example.com', address: { city: 'London' } } },
+  'orders.place': {
+    params: { customer: { email: 'ada@example.com', name: 'Ada' }, lines: [{ sku: 'BOK-001', qty: 2 }], shipping: { method: 'delivery', address: { street: '1 Main St', city: 'London', zip: '12345' } } },
+  },
+  'orders.track': { params: { orderId: 'ord-1', delayMs: 0 } },
   'billing.withdraw': { params: { amount: 10 } },
   echo: { params: { message: 'hi' } },
   'legacy.echo': { params: { message: 'hi' } },

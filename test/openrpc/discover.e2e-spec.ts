@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 2 over real HTTP: `rpc.discover` is a normal call (batch, notification, params
+ * Over real HTTP: `rpc.discover` is a normal call (batch, notification, params
  * checked), answers the document of the caller (methods and DTO schemas filtered by roles, as the
  * roles step decides them; `discoverable: false` hidden but callable), `GET /rpc/openrpc.json` is
  * the same call, the caller is who the app's guards say, disabled means -32601 / 404, and the
@@ -8,7 +8,9 @@
 import { ForbiddenException, Injectable, Logger, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { IsInt, IsString, Min } from 'class-validator';
-import { JsonRpcModule, OPENRPC_DOCUMENT_CACHE_SIZE, RpcMethod, RpcPipeline, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { JsonRpcModule, RpcMethod, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { OPENRPC_DOCUMENT_CACHE_SIZE } from '../../libs/server/src/openrpc/openrpc-documents.js';
+import { RpcPipeline } from '../../libs/server/src/pipeline/rpc-pipeline.js';
 import { ExplorerPageRoutes, pageHtml } from '../../libs/server/src/explorer/explorer-page-routes.js';
 import { OpenRpcDiscovery } from '../../libs/server/src/openrpc/openrpc-discovery.js';
 import { resolveJsonRpcOptions } from '../../libs/server/src/options/resolve-options.js';
@@ -163,7 +165,8 @@ describe('rpc.discover and GET /rpc/openrpc.json', () => {
     const { RpcHttpExchange } = await import('../../libs/server/src/context/rpc-context.js');
     const pipeline = t.app.get(RpcPipeline);
     const request = { headers: { host: new URL(t.url).host }, protocol: 'http', host: new URL(t.url).host, raw: {} } as never;
-    const exchange = new RpcHttpExchange(request, { raw: {} } as never, 'r1', undefined);
+    const platform = { rawRequest: (r: { raw: unknown }) => r.raw, rawResponse: (r: { raw: unknown }) => r.raw } as never;
+    const exchange = new RpcHttpExchange(platform, request, { raw: {} } as never, 'r1', '/tool', undefined);
     const value = await pipeline.run(pipeline.callOf('rpc.discover', undefined, exchange, 'tool')!);
     expect(value).toEqual((await t.rpc(discover())).body.result);
   });

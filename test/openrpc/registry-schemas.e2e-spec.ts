@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 1 — the registry builds every method's schemas at startup from what the app
+ * The registry builds every method's schemas at startup from what the app
  * already declares (DTOs, @RpcParam, @RpcMethod options, @RpcStream row), once, frozen.
  */
 import { Injectable, Module } from '@nestjs/common';

@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { JsonRpcClient } from '@nest-jsonrpc/client';
-import { generateClient, runCli } from '../../libs/client/src/codegen/index.js';
+import { generateClient, runCli } from '@nest-jsonrpc/codegen';
 import { validateOpenRpc } from '../../libs/server/src/openrpc/openrpc-validation.spec-support.js';
 import { startDemoApp, type DemoApp } from './support/demo-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'libs/client/dist/codegen/bin.js');
+const BIN = join(ROOT, 'node_modules/.bin/nest-jsonrpc-client');
 
 const CONSUMER = `
 import { JsonRpcClient } from '@nest-jsonrpc/client';
@@ -90,8 +90,9 @@ describe('typed client generator (nest-jsonrpc-client generate)', () => {
   });
 
   it('generates from a URL with the built bin, and the same code from a file in-process', async () => {
-    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`);
-    const { stdout } = await run(process.execPath, [BIN, 'generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api-from-url.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
+    // The bin npm linked for the workspace, run as the README runs it (its own shebang and mode).
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm install`);
+    const { stdout } = await run(BIN, ['generate', `${t.url}/rpc/openrpc.json`, '-o', join(dir, 'api-from-url.ts'), '-H', `Authorization: ${t.alice.authorization}`]);
     expect(stdout).toBe(`Wrote ${join(dir, 'api-from-url.ts')}: ${document.methods.length} methods\n`);
     expect(document.methods.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['math.add', 'admin.stats', 'chat.stream', 'report.generate']));
     const fromUrl = await readFile(join(dir, 'api-from-url.ts'), 'utf8');

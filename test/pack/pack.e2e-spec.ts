@@ -1,13 +1,16 @@
 /**
- * The packages as users get them: `npm pack` every library of the workspace (libs/*), install the
- * tarballs into a scratch Nest app outside the workspace, compile that app against the installed
- * typings, run it, call a method.
+ * The packages as users get them: `npm pack` every library of the workspace (libs/*); each tarball
+ * is readable on its own (README, LICENSE, where it comes from); the browser client installs alone,
+ * without the code generator; and installed into a scratch ESM Nest app outside the workspace,
+ * the app compiles against the installed typings, runs, answers calls, and the packed generator's
+ * bin writes a typed client from the running app. The CommonJS side: commonjs.e2e-spec.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workspaceVersions } from '../support/workspace-packs.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Every publishable library of the workspace: `libs/*` in the root package.json's workspaces. */
@@ -24,7 +27,7 @@ import { createParamDecorator, Injectable, Module, type ExecutionContext } from 
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsNumber } from 'class-validator';
-// The public API of DESIGN §3, imported exactly as documented.
+// The public API of README.md, imported exactly as documented.
 import {
   JsonRpcModule, RpcMethod, RpcStream, StreamFormat, RpcCache, RpcRateLimit, RpcMcp,
   RpcParams, RpcParam, RpcCtx, RpcContext, getRpcContext,
@@ -95,11 +98,82 @@ console.log('CLIENT=' + JSON.stringify({ sum: sum.sum, first: settled[0], failur
 console.log('PORT=' + port);
 `;
 
-function peerVersions(): Record<string, string> {
-  const read = (name: string) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version as string;
-  const names = ['@types/node', '@nestjs/throttler', '@nestjs/common', '@nestjs/core', '@nestjs/platform-fastify', 'fastify', 'class-validator', 'class-transformer', 'reflect-metadata', 'rxjs'];
-  return Object.fromEntries(names.map((n) => [n, read(n)]));
+const PEERS = ['@types/node', '@nestjs/throttler', '@nestjs/common', '@nestjs/core', '@nestjs/platform-fastify', 'fastify', 'class-validator', 'class-transformer', 'reflect-metadata', 'rxjs'];
+const REPOSITORY = 'https://github.com/nest-jsonrpc/nest-jsonrpc';
+
+/** `npm pack` of every library into `destination`: package name -> tarball file name. */
+function packAll(destination: string): Record<string, string> {
+  const tarballs: Record<string, string> = {};
+  for (const lib of libs) {
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', destination, '--loglevel=error'], { cwd: lib.dir, encoding: 'utf8' })) as { filename: string }[];
+    tarballs[lib.name] = packed.filename;
+  }
+  return tarballs;
 }
+
+/** The files of a tarball, and its package.json. */
+function tarballContents(file: string): { files: string[]; manifest: Record<string, any> } {
+  const files = execFileSync('tar', ['tzf', file], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  const manifest = JSON.parse(execFileSync('tar', ['xzf', file, '-O', 'package/package.json'], { encoding: 'utf8' }));
+  return { files, manifest };
+}
+
+describe('every tarball, on its own', () => {
+  let scratch: string;
+  let tarballs: Record<string, string>;
+
+  beforeAll(() => {
+    for (const lib of libs) {
+      if (!existsSync(join(lib.dir, 'dist/require/index.cjs'))) throw new Error(`${lib.dir}/dist is not built: run npm run build first`);
+    }
+    scratch = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-tarballs-'));
+    tarballs = packAll(scratch);
+  });
+  afterAll(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('has a README (install, an example, the docs), a LICENSE, and says where it comes from', () => {
+    expect(Object.keys(tarballs).sort()).toEqual(['@nest-jsonrpc/client', '@nest-jsonrpc/codegen', '@nest-jsonrpc/llm', '@nest-jsonrpc/protocol', '@nest-jsonrpc/server']);
+    for (const [name, file] of Object.entries(tarballs)) {
+      const { files, manifest } = tarballContents(join(scratch, file));
+      expect([name, files.filter((f) => !f.includes('/')).sort()]).toEqual([name, expect.arrayContaining(['LICENSE', 'README.md', 'package.json'])]);
+      expect(files.some((f) => f.startsWith('src/') || f.endsWith('.spec.js') || f.endsWith('.tsbuildinfo'))).toBe(false);
+      const readme = execFileSync('tar', ['xzf', join(scratch, file), '-O', 'package/README.md'], { encoding: 'utf8' });
+      expect([name, readme.startsWith(`# ${name}\n`), readme.includes(`npm install `), readme.includes('```ts'), readme.includes(REPOSITORY)]).toEqual([name, true, true, true, true]);
+      expect(execFileSync('tar', ['xzf', join(scratch, file), '-O', 'package/LICENSE'], { encoding: 'utf8' })).toMatch(/^MIT License\n/);
+      const directory = `libs/${name.split('/')[1]}`;
+      expect({ name, license: manifest.license, repository: manifest.repository, homepage: manifest.homepage, bugs: manifest.bugs }).toEqual({
+        name,
+        license: 'MIT',
+        repository: { type: 'git', url: `git+${REPOSITORY}.git`, directory },
+        homepage: `${REPOSITORY}/tree/main/${directory}#readme`,
+        bugs: { url: `${REPOSITORY}/issues` },
+      });
+      expect(manifest.keywords.length).toBeGreaterThan(3);
+    }
+  });
+
+  it('the browser client installs with its two dependencies and nothing else: no code generator', () => {
+    const app = join(scratch, 'browser-app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({
+      name: 'browser-app', private: true, type: 'module',
+      // The protocol's tarball stands in for the registry (the packages are not published yet).
+      dependencies: { '@nest-jsonrpc/client': `file:../${tarballs['@nest-jsonrpc/client']}`, '@nest-jsonrpc/protocol': `file:../${tarballs['@nest-jsonrpc/protocol']}` },
+    }));
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'inherit' });
+    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    expect(Object.keys(lock.packages).filter((p) => p !== '').sort()).toEqual([
+      'node_modules/@nest-jsonrpc/client',
+      'node_modules/@nest-jsonrpc/protocol',
+      'node_modules/eventsource-parser',
+    ]);
+    // Its ./codegen subpath is still exported, and says what it needs.
+    const missing = execFileSync('node', ['--input-type=module', '-e', "import('@nest-jsonrpc/client/codegen').catch((e) => console.log(e.code, e.message.split(' imported from')[0]))"], { cwd: app, encoding: 'utf8' });
+    expect(missing).toBe("ERR_MODULE_NOT_FOUND Cannot find package '@nest-jsonrpc/codegen'\n");
+  }, 240_000);
+});
 
 describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
   let scratch: string;
@@ -107,7 +181,7 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
 
   beforeAll(() => {
     for (const lib of libs) {
-      if (!existsSync(join(lib.dir, 'dist/index.js'))) execFileSync('node', [tsc, '-b', lib.dir], { cwd: root, stdio: 'inherit' });
+      if (!existsSync(join(lib.dir, 'dist/require/index.cjs'))) throw new Error(`${lib.dir}/dist is not built: run npm run build first`);
     }
     scratch = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-pack-'));
   });
@@ -118,21 +192,14 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
   });
 
   it('installs, type-checks, boots and answers over HTTP', async () => {
-    expect(libs.map((l) => l.name)).toEqual(expect.arrayContaining(['@nest-jsonrpc/protocol', '@nest-jsonrpc/server', '@nest-jsonrpc/client']));
-    const tarballs: Record<string, string> = {};
-    for (const lib of libs) {
-      execFileSync('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: lib.dir, encoding: 'utf8' });
-      const prefix = `${lib.name.replace('@', '').replace('/', '-')}-`;
-      const tarball = readdirSync(scratch).find((f) => f.startsWith(prefix) && /^[a-z-]+-\d+\.\d+\.\d+\.tgz$/.test(f));
-      expect(tarball).toBeDefined();
-      tarballs[lib.name] = `file:../${tarball}`;
-    }
+    expect(libs.map((l) => l.name)).toEqual(expect.arrayContaining(['@nest-jsonrpc/protocol', '@nest-jsonrpc/server', '@nest-jsonrpc/client', '@nest-jsonrpc/codegen']));
+    const tarballs = Object.fromEntries(Object.entries(packAll(scratch)).map(([name, file]) => [name, `file:../${file}`]));
 
     const app = join(scratch, 'app');
     mkdirSync(join(app, 'src'), { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify({
       name: 'scratch-app', private: true, type: 'module',
-      dependencies: { ...tarballs, ...peerVersions() },
+      dependencies: { ...tarballs, ...workspaceVersions(root, PEERS) },
     }, null, 2));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
@@ -150,8 +217,8 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
       expect(existsSync(join(installed, 'dist/index.d.ts'))).toBe(true);
       expect(existsSync(join(installed, 'src'))).toBe(false);
     }
-    // The server found the protocol package it depends on in the app, not a copy of its own.
-    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/node_modules/@nest-jsonrpc/protocol'))).toBe(false);
+    // The server found the protocol and client packages it depends on in the app, not copies of its own.
+    expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/node_modules'))).toBe(false);
     // The client and the protocol must run in browsers: no Node built-in, no Buffer.
     for (const name of BROWSER_SAFE) {
       const dist = join(app, 'node_modules', name, 'dist');
@@ -215,6 +282,20 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
       const res = await fetch(`http://127.0.0.1:${port}${path}`);
       expect([path, res.status, res.headers.get('content-type')]).toEqual([path, 200, `${type}; charset=utf-8`]);
     }
+
+    // The packed generator's bin (the README's command), against the running app; the typed client
+    // it writes compiles against the packed client.
+    const bin = join(app, 'node_modules/.bin/nest-jsonrpc-client');
+    const generated = execFileSync(bin, ['generate', `http://127.0.0.1:${port}/rpc/openrpc.json`, '-o', 'src/api.ts'], { cwd: app, encoding: 'utf8' });
+    expect(generated).toBe(`Wrote src/api.ts: 4 methods\n`);
+    writeFileSync(join(app, 'src/use-api.ts'), `
+import { JsonRpcClient } from '@nest-jsonrpc/client';
+import { createRpcApi } from './api.js';
+export const sum = (client: JsonRpcClient) => createRpcApi(client).math.add({ a: 1, b: 2 });
+// @ts-expect-error a is a number
+export const wrong = (client: JsonRpcClient) => createRpcApi(client).math.add({ a: 'one', b: 2 });
+`);
+    execFileSync('node', [tsc, '-p', app], { cwd: app, stdio: 'inherit' });
   }, 240_000);
 });
 
@@ -223,7 +304,7 @@ const llmLib = join(root, 'libs/llm');
 /** A consumer of the packed @nest-jsonrpc/llm, no Nest: a tool loop against a local fake Anthropic. */
 const LLM_CONSUMER_SOURCE = `
 import http from 'node:http';
-// The @nest-jsonrpc/llm API of DESIGN §3, imported exactly as documented.
+// The @nest-jsonrpc/llm API of docs/llm.md, imported exactly as documented.
 import {
   openAiChat, openAiResponses, anthropicMessages, geminiGenerateContent, bedrockConverseStream,
   ToolCallAccumulator, runToolLoop, toStreamRows, LlmProviderError,

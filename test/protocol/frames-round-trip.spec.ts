@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 1 — one wire vocabulary, held together: what the server's encoders write (rows,
+ * One wire vocabulary, held together: what the server's encoders write (rows,
  * error frames, result_chunk rows, durable events), the client's decoders read back exactly, for
  * every format, cut at every byte position (and one byte at a time, and in three pieces).
  */
@@ -11,7 +11,6 @@ import {
   INTERRUPTED_EVENT_DATA,
   jsonArrayEncoder,
   ndjsonEncoder,
-  resultChunks,
   serializeStreamRow,
   sseEncoder,
   SSE_END_FRAME,
@@ -20,7 +19,8 @@ import {
   type ResultChunkRow,
   type RpcErrorObject,
   type StreamFrameEncoder,
-} from '@nest-jsonrpc/server';
+} from '@nest-jsonrpc/protocol';
+import { resultChunks } from '@nest-jsonrpc/server';
 import { cuts, enc, run } from '../../libs/client/src/decoding/feed.spec-support.js';
 
 /** Rows that stress the encoders: escaping, multi-byte UTF-8, a row shaped almost like an error frame. */

@@ -4,6 +4,7 @@
  * own spec and answers over HTTP in a real `nest new` app is test/schematics/nest-cli.e2e-spec.ts.
  */
 import type { SchematicTestRunner, UnitTestTree } from '@angular-devkit/schematics/testing';
+import { NEST_NEW_CJS_APP } from './fixtures/nest-new-cjs-app.js';
 import { NEST_NEW_APP } from './fixtures/nest-new-app.js';
 import { JEST_COMMONJS_APP } from './fixtures/older-apps.js';
 import { appTree, createRunner, run, snapshot } from './schematics-runner.js';
@@ -22,6 +23,25 @@ function app(changes: Record<string, string | null> = {}): UnitTestTree {
 }
 
 const defaults = { flat: false, spec: true, specFileSuffix: 'spec', skipImport: false };
+
+describe('the spec boots its testing app on the platform main.ts runs the app on', () => {
+  it('on an app nest add --platform fastify switched: a FastifyAdapter', async () => {
+    const fastifyApp = (await run(runner, 'nest-add', { platform: 'fastify' }, appTree())).tree;
+    const { tree } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, fastifyApp);
+    const spec = tree.readText('src/hello/hello.rpc.spec.ts');
+    expect(spec).toContain("import { Test } from '@nestjs/testing';\nimport {\n  FastifyAdapter,\n  type NestFastifyApplication,\n} from '@nestjs/platform-fastify';\n");
+    expect(spec).toContain('  let app: NestFastifyApplication;\n');
+    expect(spec).toContain('    app = moduleRef.createNestApplication<NestFastifyApplication>(\n      new FastifyAdapter(),\n      { logger: false },\n    );\n');
+    expect(spec).not.toContain('Express');
+  });
+
+  it('without a main.ts it can read: the dependencies decide (Fastify when the app depends on @nestjs/platform-fastify)', async () => {
+    const pkg = JSON.parse(NEST_NEW_APP['package.json']);
+    pkg.dependencies['@nestjs/platform-fastify'] = '^12.0.1';
+    const { tree } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, app({ 'src/main.ts': null, 'package.json': JSON.stringify(pkg, null, 2) }));
+    expect(tree.readText('src/hello/hello.rpc.spec.ts')).toContain('new FastifyAdapter()');
+  });
+});
 
 describe('nest g rpc hello, in the app nest new + nest add made', () => {
   it('writes the provider, the DTOs and a vitest spec under src/hello', async () => {
@@ -62,11 +82,62 @@ export class HelloResult {
   message!: string;
 }
 `);
-    const spec = tree.readText('src/hello/hello.rpc.spec.ts');
-    expect(spec).toContain("import { afterAll, beforeAll, describe, expect, it } from 'vitest';\nimport { HelloRpc } from './hello.rpc.js';\n");
-    expect(spec).toContain("      imports: [JsonRpcModule.forRoot()],\n      providers: [HelloRpc],\n");
-    expect(spec).toContain("body: JSON.stringify({ jsonrpc: '2.0', method: 'hello', params, id: 1 }),");
-    expect(spec).toContain("body: { jsonrpc: '2.0', result: { message: 'Hello, Ada!' }, id: 1 },");
+    expect(tree.readText('src/hello/hello.rpc.spec.ts')).toBe(`import { Test } from '@nestjs/testing';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { JsonRpcModule } from '@nest-jsonrpc/server';
+import {
+  createRpcTestClient,
+  JsonRpcError,
+  type RpcTestClient,
+} from '@nest-jsonrpc/server/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HelloRpc } from './hello.rpc.js';
+
+/** Boots HelloRpc behind JsonRpcModule and calls it over HTTP, as a client does. */
+describe('HelloRpc', () => {
+  let app: NestExpressApplication;
+  let rpc: RpcTestClient;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [JsonRpcModule.forRoot()],
+      providers: [HelloRpc],
+    }).compile();
+    app = moduleRef.createNestApplication<NestExpressApplication>({
+      logger: false,
+    });
+    rpc = await createRpcTestClient(app);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers with the result', async () => {
+    expect(await rpc.call('hello', { name: 'Ada' })).toEqual({
+      message: 'Hello, Ada!',
+    });
+  });
+
+  it('answers -32602 with every violation when the params are invalid', async () => {
+    const error = await rpc
+      .call('hello', { name: '' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JsonRpcError);
+    expect(error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params',
+      data: [
+        {
+          path: 'name',
+          message: 'name should not be empty',
+          code: 'isNotEmpty',
+        },
+      ],
+    });
+  });
+});
+`);
   });
 
   it('registers HelloRpc in the app module', async () => {
@@ -185,7 +256,16 @@ export class FeedRpc {
     expect(tree.readText('src/feed/feed.dto.ts')).toContain('export class FeedRow {\n  @IsInt()\n  index!: number;\n\n  @IsString()\n  message!: string;\n}\n');
     const spec = tree.readText('src/feed/feed.rpc.spec.ts');
     expect(spec).toContain('imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })],');
-    expect(spec).toContain("contentType: 'application/x-ndjson; charset=utf-8',");
+    expect(spec).toContain(`    expect(await rpc.stream('feed', { count: 3 }).toArray()).toEqual([
+      { index: 0, message: 'row 1 of 3' },
+      { index: 1, message: 'row 2 of 3' },
+      { index: 2, message: 'row 3 of 3' },
+    ]);`);
+    expect(spec).toContain(`    const error = await rpc
+      .stream('feed', { count: 101 })
+      .toArray()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JsonRpcError);`);
   });
 
   it('breaks a signature too long for one line the way Prettier does', async () => {
@@ -215,12 +295,30 @@ export class FeedRpc {
 });
 
 describe('the spec follows the app’s test runner', () => {
+  it('jest in the CommonJS template: jest’s globals, the testing helper, imports without .js', async () => {
+    const template = (await run(runner, 'nest-add', {}, appTree({}, NEST_NEW_CJS_APP))).tree;
+    const { tree, logs } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, template);
+    const spec = tree.readText('src/hello/hello.rpc.spec.ts');
+    expect(spec).toContain(`import {
+  createRpcTestClient,
+  JsonRpcError,
+  type RpcTestClient,
+} from '@nest-jsonrpc/server/testing';
+import { HelloRpc } from './hello.rpc';
+
+/** Boots HelloRpc behind JsonRpcModule and calls it over HTTP, as a client does. */
+describe('HelloRpc', () => {`);
+    expect(spec).not.toContain('vitest');
+    expect(tree.readText('src/app.module.ts')).toContain("import { HelloRpc } from './hello/hello.rpc';");
+    expect(logs[0]).toContain('hello.rpc.spec.ts (spec for jest)');
+  });
+
   it('jest in a CommonJS app: globals, imports without .js', async () => {
     const legacy = (await run(runner, 'nest-add', {}, appTree({}, JEST_COMMONJS_APP))).tree;
     const { tree, logs } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, legacy);
     const spec = tree.readText('src/hello/hello.rpc.spec.ts');
     expect(spec).not.toContain("from 'vitest'");
-    expect(spec).toContain("import { JsonRpcModule } from '@nest-jsonrpc/server';\nimport { HelloRpc } from './hello.rpc';\n");
+    expect(spec).toContain("} from '@nest-jsonrpc/server/testing';\nimport { HelloRpc } from './hello.rpc';\n");
     expect(tree.readText('src/hello/hello.rpc.ts')).toContain("from './hello.dto';");
     expect(tree.readText('src/app.module.ts')).toContain("import { HelloRpc } from './hello/hello.rpc';");
     expect(logs[0]).toContain('hello.rpc.spec.ts (spec for jest)');
@@ -289,5 +387,66 @@ describe('nest g rpc refuses, and writes nothing', () => {
 
   it('for JavaScript projects', async () => {
     expect(await refused({ name: 'hello', language: 'js' }, app())).toBe('@nest-jsonrpc/server generates TypeScript only (nest-cli.json says language "js").');
+  });
+});
+
+// `--schema zod` (`--type zod` / `zod-stream` through the Nest CLI, which refuses flags it does not
+// know): zod schemas in place of the DTOs, zod added to the app, the spec expecting zod's -32602 data.
+describe('nest g rpc hello --schema zod', () => {
+  it('writes zod schemas in place of the DTOs, and the provider takes them as params and result', async () => {
+    const { tree } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src', schema: 'zod' }, app());
+    expect(tree.files.filter((f) => f.startsWith('/src/hello/')).sort()).toEqual(['/src/hello/hello.rpc.spec.ts', '/src/hello/hello.rpc.ts', '/src/hello/hello.schema.ts']);
+    // The DTO style's provider, importing the schemas instead and passing the params schema too.
+    const dto = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, app());
+    expect(tree.readText('src/hello/hello.rpc.ts')).toBe(
+      dto.tree
+        .readText('src/hello/hello.rpc.ts')
+        .replace("from './hello.dto.js'", "from './hello.schema.js'")
+        .replace('    result: HelloResult,\n', '    params: HelloParams,\n    result: HelloResult,\n'),
+    );
+    const schemas = tree.readText('src/hello/hello.schema.ts');
+    expect(schemas).toContain("import { z } from 'zod';");
+    expect(schemas).toContain('export const HelloParams = z.object({\n  name: z.string().trim().min(1).max(100),\n});\nexport type HelloParams = z.output<typeof HelloParams>;');
+    expect(schemas).toContain('export const HelloResult = z.object({\n  message: z.string(),\n});');
+    const spec = tree.readText('src/hello/hello.rpc.spec.ts');
+    expect(spec).toContain("message: 'Too small: expected string to have >=1 characters',\n          code: 'too_small',");
+    expect(spec).not.toContain('isNotEmpty');
+  });
+
+  it('adds zod to the dependencies (at the range with Standard JSON Schema) and installs it', async () => {
+    const { tree, tasks } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src', schema: 'zod' }, app());
+    expect(JSON.parse(tree.readText('package.json')).dependencies.zod).toBe('^4.2.0');
+    expect(tasks).toContain('node-package');
+  });
+
+  it('keeps an app zod it already has, and installs nothing', async () => {
+    const withZod = app();
+    const pkg = JSON.parse(withZod.readText('package.json'));
+    withZod.overwrite('package.json', JSON.stringify({ ...pkg, dependencies: { ...pkg.dependencies, zod: '~4.6.0' } }, null, 2) + '\n');
+    const { tree, tasks } = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src', schema: 'zod' }, withZod);
+    expect(JSON.parse(tree.readText('package.json')).dependencies.zod).toBe('~4.6.0');
+    expect(tasks).not.toContain('node-package');
+  });
+
+  it('--type zod is the same (how the Nest CLI passes it); the DTO style neither touches package.json nor writes schemas', async () => {
+    const viaType = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src', type: 'zod' }, app());
+    const viaSchema = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src', schema: 'zod' }, app());
+    expect(viaType.tree.readText('src/hello/hello.rpc.ts')).toBe(viaSchema.tree.readText('src/hello/hello.rpc.ts'));
+    const dto = await run(runner, 'rpc', { ...defaults, name: 'hello', sourceRoot: 'src' }, app());
+    expect(dto.tree.exists('src/hello/hello.schema.ts')).toBe(false);
+    expect(dto.tree.readText('src/hello/hello.rpc.ts')).not.toContain('    params: HelloParams,');
+    expect(JSON.parse(dto.tree.readText('package.json')).dependencies.zod).toBeUndefined();
+  });
+});
+
+describe('nest g rpc feed --type zod-stream', () => {
+  it('an @RpcStream whose params and row are zod schemas, the stream route turned on', async () => {
+    const { tree } = await run(runner, 'rpc', { ...defaults, name: 'feed', sourceRoot: 'src', type: 'zod-stream' }, app());
+    const provider = tree.readText('src/feed/feed.rpc.ts');
+    expect(provider).toContain("import { FeedParams, FeedRow } from './feed.schema.js';");
+    expect(provider).toContain("  @RpcMethod('feed', {\n    summary: 'Streams count rows',\n    params: FeedParams,\n  })\n  @RpcStream({ format: StreamFormat.Ndjson, row: FeedRow })\n");
+    expect(tree.readText('src/feed/feed.schema.ts')).toContain('export const FeedRow = z.object({');
+    expect(tree.readText('src/feed/feed.rpc.spec.ts')).toContain("message: 'Too big: expected number to be <=100',\n          code: 'too_big',");
+    expect(tree.readText('src/app.module.ts')).toContain('stream: { enabled: true }');
   });
 });

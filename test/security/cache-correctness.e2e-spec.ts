@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4, caching correctness over real HTTP:
+ * Caching correctness over real HTTP:
  * - a purge is never undone when the store loses the generation key it wrote (an LRU or
  *   `maxmemory` eviction, an expiry): a missing generation is a new one;
  * - concurrent misses for one key run the handler once (single flight, per process), on every

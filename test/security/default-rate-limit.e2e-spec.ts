@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 9: the module's default rate limit (`rateLimit: { limit, interval, scope }`)
+ * The module's default rate limit (`rateLimit: { limit, interval, scope }`)
  * applies to every method without its own `@RpcRateLimit`, counted per method exactly like its
  * own would be; a method's own limit wins; `@SkipThrottle({ rpc: true })` lifts both; bad values
  * fail startup with the other option problems.
@@ -8,7 +8,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { SkipThrottle } from '@nestjs/throttler';
 import { JsonRpcModule, RpcMethod, RpcRateLimit, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { call, startupError } from './security-apps.js';
+import { call, limited, secondsLeftOf, startupError } from './security-apps.js';
 
 @Injectable()
 class Methods {
@@ -22,12 +22,6 @@ class Methods {
 class Unthrottled {
   @RpcMethod('free') free() { return 'f'; }
 }
-
-const limited = (method: string, retryAfter: number, id: number | string = 1) => ({
-  jsonrpc: '2.0',
-  error: { code: -32003, message: `Rate limit exceeded for ${method}`, data: { retryAfter } },
-  id,
-});
 
 function moduleWith(options: JsonRpcModuleOptions) {
   @Module({ imports: [JsonRpcModule.forRoot(options)], providers: [Methods, Unthrottled] })
@@ -77,8 +71,8 @@ describe('the module default rate limit with httpStatus.enabled', () => {
       expect((await t.rpc(call('plain'))).status).toBe(200);
       const res = await t.rpc(call('plain', undefined, 7));
       expect(res.status).toBe(429);
-      expect(res.headers.get('retry-after')).toBe('20');
-      expect(res.body).toEqual(limited('plain', 20, 7));
+      expect(res.body).toEqual(limited('plain', secondsLeftOf(20), 7));
+      expect(res.headers.get('retry-after')).toBe(String(res.body.error.data.retryAfter));
     } finally {
       await t.close();
     }
@@ -87,11 +81,17 @@ describe('the module default rate limit with httpStatus.enabled', () => {
 
 describe('bad rateLimit options fail startup', () => {
   it('names every problem', async () => {
-    const error = await startupError(moduleWith({ rateLimit: { limit: 0, interval: -1, scope: 'world', burst: 3 } as never }));
+    const error = await startupError(moduleWith({ rateLimit: { limit: 0, interval: -1, scope: 'world', burst: 3, onStoreError: 'maybe' } as never }));
     expect(error.message).toContain('unknown option "rateLimit.burst"');
+    expect(error.message).toContain('"rateLimit.onStoreError" must be "allow" or "deny", got "maybe"');
     expect(error.message).toContain('"rateLimit.limit" must be an integer >= 1, got 0');
     expect(error.message).toContain('"rateLimit.interval" must be a number of seconds > 0');
     expect(error.message).toContain('"rateLimit.scope" must be "global", "user" or "ip", got "world"');
+  });
+
+  it('onStoreError alone sets the policy without a default limit, and is checked too', async () => {
+    const error = await startupError(moduleWith({ rateLimit: { onStoreError: 'sometimes' } as never }));
+    expect(error.message).toContain('"rateLimit.onStoreError" must be "allow" or "deny", got "sometimes"');
   });
 
   it('is an object', async () => {

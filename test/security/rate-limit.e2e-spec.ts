@@ -20,7 +20,7 @@ import {
 } from '@nest-jsonrpc/server';
 import { describeWithRedis, REDIS_URL } from '../support/redis.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { as, call, headerIdentity, notification } from './security-apps.js';
+import { as, call, headerIdentity, limited, notification, secondsLeftOf } from './security-apps.js';
 
 @Injectable()
 class Limited {
@@ -79,12 +79,6 @@ const STORAGES: Array<{ name: string; describe: jest.Describe; imports: () => Ar
   },
 ];
 
-const limited = (method: string, retryAfter: number, id: number | string = 1) => ({
-  jsonrpc: '2.0',
-  error: { code: -32003, message: `Rate limit exceeded for ${method}`, data: { retryAfter } },
-  id,
-});
-
 for (const storage of STORAGES) storage.describe(`@RpcRateLimit on ${storage.name}`, () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -113,8 +107,8 @@ for (const storage of STORAGES) storage.describe(`@RpcRateLimit on ${storage.nam
     expect(res.body.map((r: any) => r.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     // The limit stays used up for single calls too.
     const single = await t.rpc(call('five', { another: true }));
-    expect(single.body).toEqual(limited('five', 60));
-    expect(single.headers.get('retry-after')).toBe('60');
+    expect(single.body).toEqual(limited('five', secondsLeftOf(60)));
+    expect(single.headers.get('retry-after')).toBe(String(single.body.error.data.retryAfter));
   });
 
   it('50 concurrent requests against a limit of 10: exactly 10 succeed', async () => {
@@ -140,7 +134,7 @@ for (const storage of STORAGES) storage.describe(`@RpcRateLimit on ${storage.nam
     const res = await t.post([notification('notify'), notification('notify'), notification('notify'), notification('notify')]);
     expect(res.status).toBe(204);
     expect(methods.runs).toBe(3);
-    expect((await t.rpc(call('notify'))).body).toEqual(limited('notify', 60));
+    expect((await t.rpc(call('notify'))).body).toEqual(limited('notify', secondsLeftOf(60)));
   });
 
   it('Retry-After carries the largest retryAfter of the batch', async () => {
@@ -212,8 +206,8 @@ describe('@RpcRateLimit with httpStatus.enabled', () => {
       expect((await t.rpc(call('once'))).status).toBe(200);
       const res = await t.rpc([call('once', undefined, 1), call('once', undefined, 2)]);
       expect(res.status).toBe(429);
-      expect(res.headers.get('retry-after')).toBe('30');
-      expect(res.body).toEqual([limited('once', 30, 1), limited('once', 30, 2)]);
+      expect(res.body).toEqual([limited('once', secondsLeftOf(30), 1), limited('once', secondsLeftOf(30), 2)]);
+      expect(res.headers.get('retry-after')).toBe(String(res.body[0].error.data.retryAfter));
     } finally {
       await t.close();
     }
@@ -278,5 +272,42 @@ describe("with the app's ThrottlerModule", () => {
 
   it('ThrottlerStorage resolves to the app storage', () => {
     expect(t.app.get(ThrottlerStorage, { strict: false })).toBe(storage);
+  });
+});
+
+describe("the app's subclass of RpcThrottlerGuard as APP_GUARD", () => {
+  /** Counts per API key rather than per client IP: the throttler's own `getTracker` hook, overridden. */
+  @Injectable()
+  class ApiKeyThrottlerGuard extends RpcThrottlerGuard {
+    protected override async getTracker(req: Record<string, any>): Promise<string> {
+      return `key:${String(req.headers['x-api-key'])}`;
+    }
+  }
+
+  @Injectable()
+  class Methods {
+    @RpcMethod('ping') ping() { return 'pong'; }
+  }
+
+  @Module({
+    imports: [ThrottlerModule.forRoot({ throttlers: [{ limit: 2, ttl: 60_000 }] }), JsonRpcModule.forRoot()],
+    providers: [Methods, { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard }],
+  })
+  class ApiKeyModule {}
+
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(ApiKeyModule);
+  });
+  afterAll(() => t.close());
+
+  it("keys each RPC call by the subclass's tracker, and answers -32003 as RpcThrottlerGuard does", async () => {
+    const batch = [call('ping', undefined, 1), call('ping', undefined, 2), call('ping', undefined, 3)];
+    const a = await t.rpc(batch, { headers: { 'x-api-key': 'a' } });
+    expect(a.body.map((r: any) => r.result ?? r.error)).toEqual(['pong', 'pong', { code: -32003, message: 'Rate limit exceeded for ping', data: { retryAfter: 60 } }]);
+    expect(a.headers.get('retry-after')).toBe('60');
+    // Same IP, another key: its own budget (the stock tracker, the IP, would refuse it).
+    const b = await t.rpc(call('ping'), { headers: { 'x-api-key': 'b' } });
+    expect(b.body.result).toBe('pong');
   });
 });

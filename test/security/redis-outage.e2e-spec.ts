@@ -1,18 +1,19 @@
 /**
- * The `redis` option when Redis is not there: the app still starts, cached calls are answered
- * uncached at once (not after Redis comes back), rate-limited calls are refused at once with
- * -32603, the outage is logged as a warning (not a stack per call, not ioredis's "Unhandled error
- * event"), and everything works again once Redis is back.
- * The first part needs no Redis at all; the second cuts a TCP proxy in front of the real Redis at
- * REDIS_URL (skipped loudly when none answers, failed instead when REQUIRE_REDIS=1).
+ * The `redis` option when Redis is not there or goes away: the app still starts; a cached call is
+ * answered uncached at once (a cache error is a miss); a rate-limited call follows its
+ * `onStoreError` — `'allow'` (the default) runs it uncounted, `'deny'` refuses it at once with
+ * -32603 `Rate limit store unavailable`; the outage is logged once per connection and once by the
+ * limits (never a stack per call, never ioredis's "Unhandled error event"), and everything counts
+ * and caches again promptly once Redis is back.
+ * The first part needs no Redis at all; the second kills a private `redis-server` (SIGKILL) and
+ * restarts it on the same data inside the test.
  */
 import { Injectable, Module } from '@nestjs/common';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
-import { JsonRpcModule, RpcCache, RpcMethod, RpcRateLimit } from '@nest-jsonrpc/server';
-import { describeWithRedis } from '../support/redis.js';
+import { JsonRpcModule, RpcCache, RpcMethod, RpcRateLimit, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
+import { eventually } from '../support/async.js';
+import { describeWithRedisServer, freePort, PrivateRedis } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
-import { REDIS_URL, call } from './security-apps.js';
+import { call, startupError } from './security-apps.js';
 
 @Injectable()
 class Outage {
@@ -20,22 +21,18 @@ class Outage {
   @RpcMethod('cached') @RpcCache({ ttl: 60 })
   cached() { return { run: ++this.runs }; }
 
-  @RpcMethod('limited') @RpcRateLimit({ limit: 100, interval: 60, scope: 'global' })
+  /** Follows the module's `rateLimit.onStoreError` (default 'allow'). */
+  @RpcMethod('limited') @RpcRateLimit({ limit: 3, interval: 60, scope: 'global' })
   limited() { return 'ok'; }
+
+  @RpcMethod('strict') @RpcRateLimit({ limit: 100, interval: 60, scope: 'global', onStoreError: 'deny' })
+  strict() { return 'ok'; }
 }
 
-function outageModule(url: string, keyPrefix: string) {
-  @Module({ imports: [JsonRpcModule.forRoot({ redis: { url, keyPrefix } })], providers: [Outage] })
+function outageModule(redis: JsonRpcModuleOptions['redis'], rateLimit?: JsonRpcModuleOptions['rateLimit']) {
+  @Module({ imports: [JsonRpcModule.forRoot({ redis, rateLimit })], providers: [Outage] })
   class OutageModule {}
   return OutageModule;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -44,121 +41,167 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: Date.now() - started };
 }
 
+const UNAVAILABLE = { code: -32603, message: 'Rate limit store unavailable' };
+
+/** Records what reaches the console (ioredis prints "Unhandled error event" through console.error), passing it on. */
+function watchConsole(): { lines: string[]; restore: () => void } {
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => {
+    lines.push(args.map(String).join(' '));
+    original.apply(console, args);
+  };
+  return { lines, restore: () => (console.error = original) };
+}
+
 describe('the redis option with no Redis reachable', () => {
   let app: TestApp;
+  let console_: ReturnType<typeof watchConsole>;
   beforeAll(async () => {
+    console_ = watchConsole();
     const port = await freePort(); // nothing listens there
-    app = await startTestApp(outageModule(`redis://127.0.0.1:${port}`, `nest-jsonrpc-outage:${process.pid}:`));
+    app = await startTestApp(outageModule({ url: `redis://127.0.0.1:${port}`, keyPrefix: `nest-jsonrpc-outage:${process.pid}:` }));
   }, 15_000);
   afterAll(async () => {
     const closing = await timed(() => app?.close());
     expect(closing.ms).toBeLessThan(2000);
+    console_.restore();
+    expect(console_.lines.filter((l) => l.includes('Unhandled error event'))).toEqual([]);
   });
 
   it('answers a cached method uncached, at once, every time', async () => {
+    const before = app.app.get(Outage).runs;
     for (const run of [1, 2, 3]) {
       const { value, ms } = await timed(() => app.rpc(call('cached')));
-      expect(value.body).toEqual({ jsonrpc: '2.0', result: { run }, id: 1 });
+      expect(value.body).toEqual({ jsonrpc: '2.0', result: { run: before + run }, id: 1 });
       expect(ms).toBeLessThan(1000);
     }
   });
 
-  it('refuses a rate-limited call at once with -32603 (a limit it cannot count is not lifted)', async () => {
-    for (let i = 0; i < 3; i++) {
+  it("lets a limited call through uncounted by default (onStoreError 'allow'), past its limit of 3", async () => {
+    for (let i = 0; i < 5; i++) {
       const { value, ms } = await timed(() => app.rpc(call('limited')));
-      expect(value.body).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: 1 });
+      expect(value.body).toEqual({ jsonrpc: '2.0', result: 'ok', id: 1 });
       expect(ms).toBeLessThan(1000);
     }
   });
 
-  it('logs the outage as a warning per client, without a stack per refused call', () => {
-    const warnings = app.logger.text('warn');
-    expect(warnings).toMatch(/Redis for rate limits unavailable: .*ECONNREFUSED/);
-    expect(warnings).toMatch(/Redis for the result cache unavailable: .*ECONNREFUSED/);
+  it("refuses at once with -32603 a call whose limit says onStoreError: 'deny'", async () => {
+    const { value, ms } = await timed(() => app.rpc(call('strict')));
+    expect(value.body).toEqual({ jsonrpc: '2.0', error: UNAVAILABLE, id: 1 });
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('logs the outage once per connection and once for the limits (the cache store reports a miss, not an error), without a stack per call', async () => {
+    // Limited and cached calls of its own (the file's tests may run in any order).
+    for (const method of ['limited', 'strict', 'cached', 'limited']) await app.rpc(call(method));
+    const warnings = app.logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    expect(warnings.filter((w) => /^Redis connection for rate limits lost: .*ECONNREFUSED/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /^Redis connection for the result cache lost: .*ECONNREFUSED/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => w.startsWith('Rate limits cannot be counted'))).toHaveLength(1);
     expect(app.logger.text('error')).toBe('');
   });
 });
 
-const describeRedis = await describeWithRedis('the Redis outage-and-recovery test');
+describe('bad redis options fail startup, every problem named', () => {
+  const failure = async (redis: unknown) => (await startupError(outageModule(redis as never))).message;
 
-/** A TCP proxy to Redis that can be cut (every connection dropped, port closed) and restored. */
-class CuttableProxy {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  constructor(
-    readonly port: number,
-    private readonly target: URL,
-  ) {}
+  it('one node (url) or a cluster (cluster.nodes), never both, never neither', async () => {
+    expect(await failure({ url: 'http://127.0.0.1:6379' })).toContain('"redis.url" must be a redis:// or rediss:// URL (or give "redis.cluster")');
+    expect(await failure({ url: 'redis://a:1', cluster: { nodes: ['redis://b:2'] } })).toContain('"redis" takes "url" (one node) or "cluster", not both');
+    expect(await failure({ cluster: { nodes: [] } })).toContain('"redis.cluster.nodes" must be a non-empty array of redis:// or rediss:// URLs');
+    expect(await failure({ cluster: { nodes: ['redis://a:1'], slots: 3 } })).toContain('unknown option "redis.cluster.slots"');
+  });
+});
 
-  async open(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(Number(this.target.port || 6379), this.target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-  }
+const describeOutage = describeWithRedisServer('the rate-limit and cache outage test');
 
-  async cut(): Promise<void> {
-    const closed = new Promise((resolve) => this.server!.close(resolve));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-}
-
-describeRedis('the redis option when Redis goes away and comes back', () => {
-  const keyPrefix = `nest-jsonrpc-outage-test:${process.pid}:${Date.now()}:`;
-  let proxy: CuttableProxy;
+describeOutage('the redis option when Redis is killed (SIGKILL) and restarted', () => {
+  let redis: PrivateRedis;
   let app: TestApp;
+  let console_: ReturnType<typeof watchConsole>;
   beforeAll(async () => {
-    proxy = new CuttableProxy(await freePort(), new URL(REDIS_URL));
-    await proxy.open();
-    app = await startTestApp(outageModule(`redis://127.0.0.1:${proxy.port}`, keyPrefix));
-  }, 15_000);
-  afterAll(async () => {
+    console_ = watchConsole();
+    redis = await PrivateRedis.start();
+  });
+  afterEach(async () => {
     await app?.close();
-    await proxy?.cut().catch(() => undefined);
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${keyPrefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    if (!redis.running) await redis.restart();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    console_.restore();
+    expect(console_.lines.filter((l) => l.includes('Unhandled error event'))).toEqual([]);
   });
 
-  it('serves uncached and refuses limited calls at once while cut, and recovers after', async () => {
+  it("rateLimit.onStoreError: 'allow' (the default): uncounted while down, counted again (the window kept) once back; cache misses, then hits", async () => {
+    app = await startTestApp(outageModule({ url: redis.url, keyPrefix: 'allow:' }));
     const outage = app.app.get(Outage);
     expect((await app.rpc(call('cached'))).body.result).toEqual({ run: 1 });
     expect((await app.rpc(call('cached'))).body.result).toEqual({ run: 1 });
-    expect((await app.rpc(call('limited'))).body.result).toBe('ok');
+    expect((await app.rpc(call('limited'))).body.result).toBe('ok'); // 1 of 3, stored in Redis
 
-    await proxy.cut();
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the clients notice the closed sockets
+    await redis.kill();
+    for (let i = 0; i < 5; i++) {
+      const limited = await timed(() => app.rpc(call('limited')));
+      expect(limited.ms).toBeLessThan(1000);
+      expect(limited.value.body.result).toBe('ok');
+    }
     const cached = await timed(() => app.rpc(call('cached')));
     expect(cached.ms).toBeLessThan(1000);
-    expect(cached.value.body.result).toEqual({ run: 2 });
-    const limited = await timed(() => app.rpc(call('limited')));
-    expect(limited.ms).toBeLessThan(1000);
-    expect(limited.value.body.error).toEqual({ code: -32603, message: 'Internal error' });
+    expect(cached.value.body.result).toEqual({ run: 2 }); // a miss: the handler ran
+    const strict = await timed(() => app.rpc(call('strict')));
+    expect(strict.ms).toBeLessThan(1000);
+    expect(strict.value.body.error).toEqual(UNAVAILABLE);
 
-    await proxy.open();
-    // Both clients reconnect within their backoff (at most 2 s); poll until the limit counts again.
-    const deadline = Date.now() + 8000;
+    const restartedAt = Date.now();
+    await redis.restart();
+    // Reconnects within half a second of Redis returning; poll for the first counted call.
     let answer = await app.rpc(call('limited'));
+    let tries = 0;
+    while (app.logger.lines.every((l) => l.message !== 'Rate limits are counted again') && Date.now() - restartedAt < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answer = await app.rpc(call('limited'));
+      tries++;
+    }
+    expect(Date.now() - restartedAt).toBeLessThan(2000);
+    // The window survived the restart (append-only file): 1 before, then counted calls up to 3.
+    const counted = [answer];
+    for (let i = 0; i < 3; i++) counted.push(await app.rpc(call('limited')));
+    expect(counted.map((a) => a.body.result ?? a.body.error.code)).toEqual(['ok', 'ok', -32003, -32003]);
+    expect(tries).toBeLessThan(40);
+    // The entry written before the kill is served again from Redis, once the cache's own
+    // connection (not the rate limits') is back: on a loaded machine it can come a moment later.
+    await eventually(() => app.logger.lines.some((l) => l.message === 'Redis connection for the result cache is back'), 5000, 'the result cache connection back');
+    expect((await app.rpc(call('cached'))).body.result).toEqual({ run: 1 });
+    expect(outage.runs).toBe(2);
+
+    const lines = app.logger.lines.map((l) => `${l.level} ${l.message}`);
+    expect(lines.filter((l) => /^warn Redis connection for rate limits lost/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /^warn Redis connection for the result cache lost/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => l === 'log Redis connection for rate limits is back')).toHaveLength(1);
+    expect(lines.filter((l) => l === 'log Redis connection for the result cache is back')).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('warn Rate limits cannot be counted'))).toHaveLength(1);
+    expect(lines.filter((l) => l === 'log Rate limits are counted again')).toHaveLength(1);
+    expect(app.logger.text('error')).toBe('');
+  }, 30_000);
+
+  it("rateLimit: { onStoreError: 'deny' } alone: every limit refuses while down (-32603, at once), none is lifted", async () => {
+    app = await startTestApp(outageModule({ url: redis.url, keyPrefix: 'deny:' }, { onStoreError: 'deny' }));
+    expect((await app.rpc(call('limited'))).body.result).toBe('ok');
+    await redis.kill();
+    for (const method of ['limited', 'strict']) {
+      const { value, ms } = await timed(() => app.rpc(call(method)));
+      expect(value.body).toEqual({ jsonrpc: '2.0', error: UNAVAILABLE, id: 1 });
+      expect(ms).toBeLessThan(1000);
+    }
+    await redis.restart();
+    let answer = await app.rpc(call('limited'));
+    const deadline = Date.now() + 5000;
     while (answer.body.result !== 'ok' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 50));
       answer = await app.rpc(call('limited'));
     }
     expect(answer.body.result).toBe('ok');
-    let hit = await app.rpc(call('cached'));
-    while (hit.body.result.run !== 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      hit = await app.rpc(call('cached'));
-    }
-    // The entry written before the cut is served again from Redis.
-    expect(hit.body.result).toEqual({ run: 1 });
-    expect(outage.runs).toBeGreaterThanOrEqual(2);
-  }, 20_000);
+  }, 30_000);
 });

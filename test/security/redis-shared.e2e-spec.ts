@@ -1,16 +1,17 @@
 /**
  * The `redis` option: two app instances on different ports share one rate limit, one cache and
- * its invalidation. Needs the Redis at REDIS_URL (default redis://127.0.0.1:6379): skipped with a
- * loud message when none answers, failed instead when REQUIRE_REDIS=1.
+ * its invalidation — on the Redis at REDIS_URL (default redis://127.0.0.1:6379: skipped with a
+ * loud message when none answers, failed instead when REQUIRE_REDIS=1), and on a private local
+ * Redis Cluster of three primaries started here (`redis: { cluster: { nodes } }`; needs
+ * redis-server and redis-cli, same rule).
  */
 import { Injectable, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { JsonRpcModule, RpcCache, RpcCacheInvalidator, RpcCtx, RpcMethod, RpcRateLimit, type RpcContext } from '@nest-jsonrpc/server';
+import { JsonRpcModule, RpcCache, RpcCacheInvalidator, RpcCtx, RpcMethod, RpcRateLimit, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
 import { describeWithRedis } from '../support/redis.js';
+import { describeWithRedisServer, PrivateRedisCluster } from '../support/redis-server.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { REDIS_URL, as, call, headerIdentity } from './security-apps.js';
-
-const describeRedis = await describeWithRedis('the shared rate-limit and cache tests');
 
 const keyPrefix = `nest-jsonrpc-test:${process.pid}:${Date.now()}:`;
 
@@ -30,23 +31,56 @@ class Shared {
   mine(_p: unknown, @RpcCtx() ctx: RpcContext) { return { user: (ctx.user as { id: string }).id, run: ++this.runs }; }
 }
 
-@Module({ imports: [JsonRpcModule.forRoot({ redis: { url: REDIS_URL, keyPrefix } })], providers: [Shared] })
-class SharedModule {}
+function sharedModule(redis: JsonRpcModuleOptions['redis']) {
+  @Module({ imports: [JsonRpcModule.forRoot({ redis })], providers: [Shared] })
+  class SharedModule {}
+  return SharedModule;
+}
 
-describeRedis('two instances sharing Redis', () => {
+/** Where the two instances meet: the shared Redis, or a private cluster. */
+interface Deployment {
+  name: string;
+  describe: jest.Describe;
+  start(): Promise<JsonRpcModuleOptions['redis']>;
+  stop(): Promise<void>;
+}
+
+let cluster: PrivateRedisCluster | undefined;
+const DEPLOYMENTS: Deployment[] = [
+  {
+    name: 'one Redis',
+    describe: await describeWithRedis('the shared rate-limit and cache tests'),
+    start: async () => ({ url: REDIS_URL, keyPrefix }),
+    async stop() {
+      const redis = new Redis(REDIS_URL);
+      const keys = await redis.keys(`*${keyPrefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    },
+  },
+  {
+    name: 'a Redis Cluster',
+    describe: describeWithRedisServer('the shared rate-limit and cache tests on a Redis Cluster'),
+    async start() {
+      cluster = await PrivateRedisCluster.start();
+      return { cluster: { nodes: cluster.urls }, keyPrefix };
+    },
+    stop: async () => cluster?.stop(),
+  },
+];
+
+for (const deployment of DEPLOYMENTS) deployment.describe(`two instances sharing ${deployment.name}`, () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    a = await startTestApp(SharedModule, headerIdentity);
-    b = await startTestApp(SharedModule, headerIdentity);
-  });
+    const module = sharedModule(await deployment.start());
+    a = await startTestApp(module, headerIdentity);
+    b = await startTestApp(module, headerIdentity);
+  }, 60_000);
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`*${keyPrefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    await deployment.stop();
   });
 
   it('logs where limits and cache live', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 2 item 6 — batch items run concurrently within `batchConcurrency`, are answered in
+ * Batch items run concurrently within `batchConcurrency`, are answered in
  * request order, and one failing or slow item never affects another.
  */
 import { Injectable, Module } from '@nestjs/common';

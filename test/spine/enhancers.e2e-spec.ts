@@ -1,7 +1,7 @@
 /**
- * Issue 2 item 7 — every call goes through Nest's own enhancer chain: guards, interceptors,
+ * Every call goes through Nest's own enhancer chain: guards, interceptors,
  * pipes and filters on the method, its class, or global (app.useGlobal* and APP_* providers);
- * a batch item is a call; the Fastify request is what switchToHttp() returns; getRpcContext()
+ * a batch item is a call; the platform's request is what switchToHttp() returns; getRpcContext()
  * exposes the call; request-scoped providers get one instance per HTTP request; the fast path
  * (no enhancers) bypasses the chain.
  */
@@ -29,6 +29,7 @@ import {
   ValidationPipe,
   BadRequestException,
   type CanActivate,
+  type HttpServer,
 } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ExternalContextCreator, REQUEST } from '@nestjs/core';
@@ -44,8 +45,19 @@ import {
   RpcParam,
   RpcParams,
 } from '@nest-jsonrpc/server';
-import type { FastifyReply } from 'fastify';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { startTestApp, TEST_PLATFORM, type TestApp } from '../support/rpc-test-app.js';
+
+/** Fastify's request (with `raw` and `routeOptions`), or Express's (with `get()` and `app`), as the platform of this run gives it. */
+function isPlatformRequest(request: any): boolean {
+  if (TEST_PLATFORM === 'fastify') return typeof request.raw === 'object' && typeof request.routeOptions === 'object';
+  return typeof request.get === 'function' && typeof request.app === 'function';
+}
+
+/** Fastify's reply (`code()`), or Express's response (`status()`, `json()`). */
+function isPlatformReply(reply: any): boolean {
+  if (TEST_PLATFORM === 'fastify') return typeof reply.code === 'function';
+  return typeof reply.status === 'function' && typeof reply.json === 'function';
+}
 
 /** What enhancers saw, in order. Shared by every test app of this file (reset per test). */
 const seen: Array<Record<string, unknown>> = [];
@@ -60,9 +72,9 @@ class ApiKeyGuard implements CanActivate {
     seen.push({
       by: 'ApiKeyGuard',
       type: context.getType(),
-      // The Fastify request, not the raw Node one.
-      isFastifyRequest: typeof request.raw === 'object' && typeof request.routeOptions === 'object',
-      reply: typeof context.switchToHttp().getResponse().code === 'function',
+      // The platform's own request and reply (Fastify's, or Express's), not the raw Node ones.
+      platformRequest: isPlatformRequest(request),
+      platformReply: isPlatformReply(context.switchToHttp().getResponse()),
       handler: context.getHandler().name,
       class: context.getClass().name,
       call: call && { method: call.method, id: call.id, params: call.params, isNotification: call.isNotification },
@@ -238,14 +250,14 @@ describe('enhancers on methods and classes', () => {
     seen.length = 0;
   });
 
-  it('a method guard sees the Fastify request (headers) and the call through getRpcContext()', async () => {
+  it("a method guard sees the platform's request (headers) and the call through getRpcContext()", async () => {
     expect((await t.rpc(call('method.guarded', { x: 1 }, 'g1'), KEY)).body).toEqual(ok(2, 'g1'));
     expect(seen).toEqual([
       {
         by: 'ApiKeyGuard',
         type: 'http',
-        isFastifyRequest: true,
-        reply: true,
+        platformRequest: true,
+        platformReply: true,
         handler: 'guarded',
         class: 'LocalEnhancers',
         call: { method: 'method.guarded', id: 'g1', params: { x: 1 }, isNotification: false },
@@ -473,11 +485,15 @@ describe('global enhancers provided as APP_GUARD / APP_INTERCEPTOR / APP_PIPE / 
  */
 @Catch()
 class AllExceptionsFilter implements ExceptionFilter {
-  constructor(private readonly rethrowRpc: boolean) {}
+  constructor(
+    private readonly rethrowRpc: boolean,
+    private readonly http: HttpServer,
+  ) {}
   catch(exception: unknown, host: ArgumentsHost) {
     // An ArgumentsHost is accepted as is (no cast to ExecutionContext needed).
     if (this.rethrowRpc && getRpcContext(host)) throw exception;
-    host.switchToHttp().getResponse<FastifyReply>().code(500).send({ statusCode: 500, message: 'from AllExceptionsFilter' });
+    // As Nest's docs write it, for any platform: the app's HTTP adapter answers.
+    this.http.reply(host.switchToHttp().getResponse(), { statusCode: 500, message: 'from AllExceptionsFilter' }, 500);
   }
 }
 
@@ -497,7 +513,7 @@ describe('an app-wide @Catch() filter that writes the HTTP response itself', () 
 
   it('when it skips JSON-RPC calls (getRpcContext(host) -> rethrow), every batch item keeps its own answer', async () => {
     const t = await startTestApp(CatchAllModule, (app) => {
-      app.useGlobalFilters(new AllExceptionsFilter(true));
+      app.useGlobalFilters(new AllExceptionsFilter(true, app.getHttpAdapter()));
     });
     try {
       const res = await t.rpc(batch);
@@ -519,7 +535,7 @@ describe('an app-wide @Catch() filter that writes the HTTP response itself', () 
 
   it('when it does not, its answer stands, the module does not send twice, and says why once in the log', async () => {
     const t = await startTestApp(CatchAllModule, (app) => {
-      app.useGlobalFilters(new AllExceptionsFilter(false));
+      app.useGlobalFilters(new AllExceptionsFilter(false, app.getHttpAdapter()));
     });
     try {
       for (let i = 0; i < 2; i++) {

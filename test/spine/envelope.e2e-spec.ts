@@ -1,5 +1,5 @@
 /**
- * Issue 2 item 5 — the request object (spec §4–§6) beyond the §7 examples: jsonrpc, method,
+ * The request object (spec §4–§6) beyond the §7 examples: jsonrpc, method,
  * params and id rules, which id an error echoes, notifications, reserved names, batch limits and
  * the shapes a handler may return.
  */

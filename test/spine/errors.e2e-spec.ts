@@ -1,6 +1,6 @@
 /**
- * Issue 2 item 8 — the RpcException hierarchy and its codes, Nest HttpExceptions mapped as
- * DESIGN §4 says, and anything else answered as -32603 "Internal error", logged with its stack,
+ * The RpcException hierarchy and its codes, Nest HttpExceptions mapped as README.md ("Errors")
+ * says, and anything else answered as -32603 "Internal error", logged with its stack,
  * its message never sent.
  */
 import {
@@ -207,7 +207,7 @@ describe('errors', () => {
     });
   });
 
-  describe('Nest HttpExceptions map as DESIGN §4 says', () => {
+  describe('Nest HttpExceptions map as README.md says', () => {
     it.each([
       ['unauthorized', { code: -32001, message: 'Access denied' }],
       ['unauthorized-with-message', { code: -32001, message: 'Token expired' }],

@@ -1,5 +1,5 @@
 /**
- * Issue 2 item 9 and "Bad input" — the HTTP side: own JSON body parser, content types, size
+ * The HTTP side: own JSON body parser, content types, size
  * limits (Content-Length and chunked, without buffering past the limit), 405, 200/204,
  * httpStatus mapping, X-Request-Id, deprecation headers.
  */

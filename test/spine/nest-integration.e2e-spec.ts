@@ -1,5 +1,5 @@
 /**
- * Issue 9 items 2 and 8 — the Nest integration points users expect, over HTTP: custom parameter
+ * The Nest integration points users expect, over HTTP: custom parameter
  * decorators (`createParamDecorator`) on plain, batched and stream calls; `RpcContext<TUser>`;
  * `forRootAsync` with `useClass` and `useExisting`; a replaced `RpcExceptionMapper`; and error codes
  * that are integers whatever a handler or a mapper tries.
@@ -269,7 +269,10 @@ describe('RpcExceptionMapper replaced by the app, and error codes that are integ
   it('the subclass maps what its hooks cover, on /rpc and in batches', async () => {
     expect((await t.rpc(call('conflict'))).body.error).toEqual({ code: 4090, message: 'Conflict: already there', data: { method: 'conflict' } });
     expect((await t.rpc([call('conflict', undefined, 1), call('me', undefined, 2)])).body[0].error.code).toBe(4090);
-    expect(AppExceptionMapper.mapped).toEqual(['conflict: already there', 'conflict: already there']);
+    // The mapper is stateless: the call observer (on by default: logCalls 'errors') learns the code
+    // with mapError and the transport maps again to answer, so a hook runs once or twice per failure.
+    expect(AppExceptionMapper.mapped.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(AppExceptionMapper.mapped)).toEqual(new Set(['conflict: already there']));
   });
 
   it('the module defaults still apply to what the subclass leaves alone', async () => {

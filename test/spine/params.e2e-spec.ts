@@ -1,5 +1,5 @@
 /**
- * Issue 2 item 4 — params: DTOs, @RpcParams, @RpcParam (named and positional), @RpcCtx, unknown
+ * Params: DTOs, @RpcParams, @RpcParam (named and positional), @RpcCtx, unknown
  * keys, violations with dotted paths, positional DTOs, missing and mistyped params.
  */
 import { Injectable, Module } from '@nestjs/common';

@@ -1,27 +1,12 @@
 /**
- * Issue 2 items 2–3 — discovery at bootstrap (providers and controllers), one clear startup error
+ * Discovery at bootstrap (providers and controllers), one clear startup error
  * naming every offender, module option validation, forRootAsync.
  */
-import { Controller, Inject, Injectable, Module, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Controller, Inject, Injectable, Module } from '@nestjs/common';
 import { IsInt } from 'class-validator';
 import { JsonRpcModule, JsonRpcServer, RpcMethod, RpcParam, RpcParams, RpcStartupError, type RpcMethodOptions } from '@nest-jsonrpc/server';
-import { CapturingLogger, startTestApp, type TestApp } from '../support/rpc-test-app.js';
-
-/** Boots without listening and returns the error, if any. abortOnError: false, so Nest throws instead of exiting. */
-async function bootError(module: Type<unknown>): Promise<Error | undefined> {
-  let app: NestFastifyApplication | undefined;
-  try {
-    app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), { logger: new CapturingLogger(), abortOnError: false });
-    await app.init();
-    return undefined;
-  } catch (error) {
-    return error as Error;
-  } finally {
-    await app?.close().catch(() => undefined);
-  }
-}
+import { bootError } from '../support/boot-error.js';
+import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
 class PairDto {
   @IsInt() a!: number;
@@ -97,7 +82,7 @@ describe('startup checks', () => {
         'JsonRpcModule: invalid options:',
         '  - unknown option "timeout"',
         '  - unknown option "params.strict"',
-        '  - "path" must be a string starting with "/"',
+        '  - "path" must be a string starting with "/", without a trailing "/", spaces or route wildcards, got "rpc"',
         '  - "maxRequestSize" must be an integer >= 0, got -1',
         '  - "maxBatchSize" must be an integer >= 1, got 0',
         '  - "batchConcurrency" must be an integer >= 1, got 1.5',

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
 import { JsonRpcModule } from '@nest-jsonrpc/server';
 import { StreamingDemoModule } from '../../apps/demo/src/streaming/streaming-demo.module.js';
-import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { onEveryRequest, startTestApp, type TestApp } from '../support/rpc-test-app.js';
 
 
 @Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } }), StreamingDemoModule] })
@@ -20,9 +20,8 @@ describeWithChromium('the browser EventSource test')('demo chat page in headless
 
   beforeAll(async () => {
     t = await startTestApp(DemoStreamingModule, (app) => {
-      app.getHttpAdapter().getInstance().addHook('onRequest', (request: { method: string; url: string }, _reply: unknown, done: () => void) => {
+      onEveryRequest(app, (request) => {
         if (request.url.startsWith('/rpc/stream')) streamRequests.push(`${request.method} ${request.url}`);
-        done();
       });
     });
     browser = await launchChromium();

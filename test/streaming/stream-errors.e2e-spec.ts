@@ -1,5 +1,5 @@
 /**
- * Errors on /rpc/stream: before the stream starts (plain envelopes with the statuses of DESIGN §4,
+ * Errors on /rpc/stream: before the stream starts (plain envelopes with the statuses of docs/streaming.md,
  * nothing streamed, the handler never iterated) and after it started (in-band frames in every
  * format, then a clean end). Also: Nest guards, interceptors and metadata on stream methods, and
  * the startup checks.
@@ -16,7 +16,6 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { NestFactory } from '@nestjs/core';
 import {
   JsonRpcModule,
@@ -32,7 +31,7 @@ import {
 import { IsString, MaxLength } from 'class-validator';
 import http from 'node:http';
 import { interval, map, take, tap } from 'rxjs';
-import { CapturingLogger, startTestApp, type TestApp } from '../support/rpc-test-app.js';
+import { CapturingLogger, startTestApp, testAdapter, type TestApp } from '../support/rpc-test-app.js';
 import { call, openStream } from './stream-client.js';
 import { FORMATS, defineStreamMethods, expectedBody } from './stream-test-methods.js';
 
@@ -351,7 +350,7 @@ describe('startup checks for stream methods', () => {
   const boot = async (module: any) => {
     let app;
     try {
-      app = await NestFactory.create(module, new FastifyAdapter(), { logger: new CapturingLogger(), abortOnError: false });
+      app = await NestFactory.create(module, testAdapter(), { logger: new CapturingLogger(), abortOnError: false });
       await app.init();
       return 'started';
     } catch (error) {

@@ -18,3 +18,13 @@ export async function eventually<T>(
     await sleep(10);
   }
 }
+
+/** The error `promise` rejects with, checked to be a `type` (fails the test when it resolves or rejects otherwise). */
+export async function rejectionOf<E>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as E;
+}

@@ -1,8 +1,8 @@
 /**
  * A jest test sequencer that runs the selected files in a random order, reproducible from
  * `JEST_SHUFFLE_SEED` (printed at start). Used by `scripts/loop-suites.sh` to run the Redis
- * suites many times among the others, in a different position each run — the wave-1 scaled-out
- * Redis flake only showed when that suite ran late in a worker.
+ * suites many times among the others, in a different position each run — the scaled-out
+ * Redis flake once fixed in test/durable/redis-scaled-out.e2e-spec.ts only showed when that suite ran late in a worker.
  */
 import Sequencer from '@jest/test-sequencer';
 import { seededRandom } from './seeded-random.mjs';

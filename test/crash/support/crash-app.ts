@@ -1,7 +1,8 @@
 /**
  * The app the crash tests kill, run as a child process (compiled by compile-child.ts):
- * `node crash-app.js` with CRASH_STORE=sqlite (CRASH_SQLITE_FILE) or CRASH_STORE=redis
- * (REDIS_URL, CRASH_KEY_PREFIX). Prints `LISTENING <port>`; Nest's shutdown hooks are on, so
+ * `node crash-app.js` with CRASH_STORE=sqlite (CRASH_SQLITE_FILE), CRASH_STORE=redis
+ * (REDIS_URL, CRASH_KEY_PREFIX) or CRASH_STORE=redis-cluster (CRASH_REDIS_NODES: `host:port,...`,
+ * CRASH_KEY_PREFIX). Prints `LISTENING <port>`; Nest's shutdown hooks are on, so
  * SIGTERM is a graceful shutdown and SIGKILL a crash.
  *
  * `jobs.tick` (durable, SSE on the stream route too) yields `{"n":k}` as its k-th row, so a stored
@@ -10,9 +11,11 @@
  * so commits group several rows.
  */
 import 'reflect-metadata';
-import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Module, type INestApplication, type OnApplicationShutdown } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Cluster } from 'ioredis';
 import {
   JsonRpcModule,
   RedisStreamStore,
@@ -39,7 +42,13 @@ class Ticker {
   }
 }
 
+let clusterClient: Cluster | undefined;
+
 function store(): StreamStore {
+  if (process.env.CRASH_STORE === 'redis-cluster') {
+    clusterClient = new Cluster(process.env.CRASH_REDIS_NODES!.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })));
+    return new RedisStreamStore({ client: clusterClient, keyPrefix: process.env.CRASH_KEY_PREFIX!, heartbeatMs: 1000 });
+  }
   if (process.env.CRASH_STORE === 'redis') {
     // Heartbeats every second: a killed instance is presumed dead 3 s later.
     return new RedisStreamStore({ url: process.env.REDIS_URL!, keyPrefix: process.env.CRASH_KEY_PREFIX!, heartbeatMs: 1000 });
@@ -52,8 +61,9 @@ const durableStore = store();
 /** A store handed in is not closed by the module (it may be shared): the app closes it. */
 @Injectable()
 class StoreCloser implements OnApplicationShutdown {
-  onApplicationShutdown(): Promise<void> {
-    return durableStore.close();
+  async onApplicationShutdown(): Promise<void> {
+    await durableStore.close();
+    clusterClient?.disconnect();
   }
 }
 
@@ -63,7 +73,9 @@ class StoreCloser implements OnApplicationShutdown {
 })
 class CrashModule {}
 
-const app = await NestFactory.create<NestFastifyApplication>(CrashModule, new FastifyAdapter(), { logger: ['error', 'warn'] });
+// The platform of the test that spawned it (RPC_TEST_PLATFORM, as test/support/rpc-test-app.ts reads it).
+const adapter = process.env.RPC_TEST_PLATFORM === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+const app = await NestFactory.create<INestApplication>(CrashModule, adapter, { logger: ['error', 'warn'] });
 app.enableShutdownHooks();
 await app.listen(0, '127.0.0.1');
 console.log(`LISTENING ${(app.getHttpServer().address() as { port: number }).port}`);

@@ -4,9 +4,10 @@
  * emits `{n}` every 15 ms until cancelled.
  */
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { JsonRpcModule, RpcMethod, RpcStream, SqliteStreamStore, type RpcContext } from '../../../libs/server/src/index.js';
 
 @Injectable()
@@ -27,6 +28,8 @@ class Ticker {
 })
 class ChildModule {}
 
-const app = await NestFactory.create<NestFastifyApplication>(ChildModule, new FastifyAdapter(), { logger: false });
+// The platform of the test that spawned it (RPC_TEST_PLATFORM, as test/support/rpc-test-app.ts reads it).
+const adapter = process.env.RPC_TEST_PLATFORM === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+const app = await NestFactory.create<INestApplication>(ChildModule, adapter, { logger: false });
 await app.listen(0, '127.0.0.1');
 console.log(`LISTENING ${(app.getHttpServer().address() as { port: number }).port}`);

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Injectable, Module, type Type } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Injectable, Module, type INestApplication, type Type } from '@nestjs/common';
 import {
   JsonRpcModule,
   RpcException,
@@ -15,6 +14,7 @@ import {
 } from '@nest-jsonrpc/server';
 import { interval, map, take } from 'rxjs';
 import { sleep } from '../../support/async.js';
+import { onEveryRequest } from '../../support/rpc-test-app.js';
 
 /**
  * A producer the test drives by hand: `push` releases one row, `end` finishes, `fail` throws.
@@ -159,20 +159,17 @@ export function durableModule(options: JsonRpcModuleOptions, providers: Type<unk
 
 /**
  * Who is calling, for tests: `x-user` becomes `request.user.id`, `x-roles` (comma-separated) its
- * roles — set in a Fastify hook, so the durable REST routes see it as `/rpc` does.
+ * roles — set before routing (a Fastify hook, an Express middleware), so the durable REST routes
+ * see it as `/rpc` does.
  */
-export function headerAuth(app: NestFastifyApplication): void {
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', (request, _reply, done) => {
-      const user = request.headers['x-user'];
-      if (typeof user === 'string') {
-        const roles = request.headers['x-roles'];
-        (request as { user?: unknown }).user = { id: user, roles: typeof roles === 'string' ? roles.split(',') : [] };
-      }
-      done();
-    });
+export function headerAuth(app: INestApplication): void {
+  onEveryRequest(app, (request) => {
+    const user = request.headers['x-user'];
+    if (typeof user === 'string') {
+      const roles = request.headers['x-roles'];
+      request.user = { id: user, roles: typeof roles === 'string' ? roles.split(',') : [] };
+    }
+  });
 }
 
 export function tempDir(): { dir: string; file: (name?: string) => string; remove: () => void } {

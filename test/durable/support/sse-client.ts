@@ -14,7 +14,7 @@ export interface SseSession {
   raw: string;
   /** Every event but the stream's final `event: end` (no id), which is `end`. */
   events: ReceivedEvent[];
-  /** The final `event: end` frame (the SSE dialect of DESIGN §4 ends every stream with it). */
+  /** The final `event: end` frame (the SSE dialect of docs/streaming.md ends every stream with it). */
   end: ReceivedEvent | undefined;
   comments: string[];
   /** `Date.now()` when each comment arrived. */

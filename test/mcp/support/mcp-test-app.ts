@@ -15,10 +15,11 @@ import {
   type CanActivate,
   type ExceptionFilter,
   type ExecutionContext,
+  type INestApplication,
   type NestInterceptor,
+  UnauthorizedException,
 } from '@nestjs/common';
 import { map } from 'rxjs';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { IsInt, IsNumber, IsString, Max, Min } from 'class-validator';
 import { JsonRpcModule, RpcCache, RpcException, RpcMcp, RpcMethod, RpcRateLimit, RpcStream, getRpcContext, type JsonRpcModuleOptions, type RpcContext } from '@nest-jsonrpc/server';
 import { headerIdentity } from '../../security/security-apps.js';
@@ -31,6 +32,10 @@ export class AddDto {
 
 export class SumDto {
   @IsNumber() sum!: number;
+}
+
+export class QuotientDto {
+  @IsNumber() quotient!: number;
 }
 
 export class CountDto {
@@ -49,6 +54,15 @@ export class RecordingGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const rpc = getRpcContext(context)!;
     seen.push({ method: rpc.method, transport: rpc.transport, url: rpc.request.url });
+    return true;
+  }
+}
+
+/** Lets only a caller the app knows through, as an auth guard (Passport's) does. */
+@Injectable()
+export class SignedInGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if ((getRpcContext(context)!.request as { user?: unknown }).user === undefined) throw new UnauthorizedException('Sign in first');
     return true;
   }
 }
@@ -83,6 +97,13 @@ export class Tools {
     return { sum: p.a + p.b };
   }
 
+  @RpcMethod('math.divide', { description: 'Divides a by b', result: QuotientDto })
+  @RpcMcp()
+  divide(p: AddDto) {
+    if (p.b === 0) throw new RpcException('Division by zero', { code: 4001, data: { b: 0 } });
+    return { quotient: p.a / p.b };
+  }
+
   @RpcMethod('echo', { description: 'Echoes text' })
   @RpcMcp({ format: 'plain' })
   echo(p: EchoDto) {
@@ -95,6 +116,19 @@ export class Tools {
   report() {
     this.runs.report++;
     return { rows: 3 };
+  }
+
+  @RpcMethod('report.audit', { roles: ['auditor'], description: 'The audit trail' })
+  @RpcMcp()
+  audit() {
+    return { entries: 2 };
+  }
+
+  @RpcMethod('account.whoami', { description: 'Who is calling (needs a signed-in caller)' })
+  @RpcMcp()
+  @UseGuards(SignedInGuard)
+  whoami(_p: unknown, ctx: RpcContext) {
+    return { id: (ctx.request as { user?: { id?: string } }).user?.id ?? null };
   }
 
   @RpcMethod('limited.ping')
@@ -168,13 +202,13 @@ export class Tools {
 export function mcpModule(options: JsonRpcModuleOptions = {}) {
   @Module({
     imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, ...options, mcp: { enabled: true, name: 'mcp-test', version: '9.9.9', ...options.mcp } })],
-    providers: [Tools, RecordingGuard],
+    providers: [Tools, RecordingGuard, SignedInGuard],
   })
   class McpTestModule {}
   return McpTestModule;
 }
 
-export function startMcpApp(options: JsonRpcModuleOptions = {}, configure?: (app: NestFastifyApplication) => void): Promise<TestApp> {
+export function startMcpApp(options: JsonRpcModuleOptions = {}, configure?: (app: INestApplication) => void): Promise<TestApp> {
   return startTestApp(mcpModule(options), (app) => {
     headerIdentity(app);
     configure?.(app);

@@ -3,8 +3,8 @@
  * the module's own OpenRPC document (`GET /rpc/openrpc.json`, `rpc.discover`) and explorer
  * (`GET /rpc/explorer`) switched on: the explorer suite runs against the wired routes.
  */
-import { Injectable, Module } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Injectable, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsEnum, IsInt, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import {
   JsonRpcModule, MemoryStreamStore, RpcAccessDeniedException, RpcCtx, RpcErrorCode, RpcMethod, RpcParam, RpcStream, StreamFormat, progress, type RpcContext,
 } from '@nest-jsonrpc/server';
-import type { OpenRpcDocument } from '../../../libs/server/src/openrpc/index.js';
-import { startTestApp, type TestApp } from '../../support/rpc-test-app.js';
+import type { OpenRpcDocument } from '../../../libs/server/src/openrpc/openrpc-document.js';
+import { onEveryRequest, startTestApp, type TestApp } from '../../support/rpc-test-app.js';
 
 export enum UserRole { Reader = 'reader', Editor = 'editor' }
 
@@ -63,12 +63,15 @@ export const receivedNotifications: string[] = [];
 /** Prompts of chat streams whose client left (their signal aborted), for tests to wait on. */
 export const abortedChats: string[] = [];
 
+/** Markdown the explorer renders: code, emphasis, a list, a safe link and one it must drop. */
+export const MARKDOWN_DESCRIPTION = 'Adds `a` and `b`. **Both** are numbers:\n\n- integers\n- or *decimals*\n\nSee [the docs](https://example.com/docs) or [this](javascript:alert(1)).';
+
 /** A string with markup: rendered by the explorer, it must show as text. */
 export const HOSTILE_TEXT = '<img src=x onerror="window.__xss=1"><b>bold?</b>';
 
 @Injectable()
 export class DescribeRpc {
-  @RpcMethod('math.add', { summary: 'Adds two numbers', tags: ['math'], result: SumResult })
+  @RpcMethod('math.add', { summary: 'Adds two numbers', description: MARKDOWN_DESCRIPTION, tags: ['math'], result: SumResult })
   add(p: AddDto) {
     return { sum: p.a + p.b };
   }
@@ -132,7 +135,7 @@ export class DescribeRpc {
     try {
       for (const [index, word] of words.entries()) {
         await sleep(p.delayMs ?? 100, undefined, { signal: ctx.signal });
-        yield { index, delta: word };
+        yield { index, delta: index === 0 ? word : ` ${word}` };
       }
     } finally {
       if (ctx.signal.aborted) abortedChats.push(p.prompt);
@@ -144,9 +147,23 @@ export class DescribeRpc {
   async *generate(p: ReportDto, ctx: RpcContext) {
     for (let step = 1; step <= p.steps; step++) {
       await sleep(p.delayMs, undefined, { signal: ctx.signal });
-      yield progress({ percent: Math.round((step / p.steps) * 100), step });
+      yield progress({ percent: Math.round((step / p.steps) * 100), step, stage: step * 2 <= p.steps ? 'collecting' : 'rendering' });
     }
     yield { report: '/reports/1.pdf', pages: p.steps * 2 };
+  }
+
+  @RpcMethod('system.time', { summary: 'The server clock (takes no params)', tags: ['system'], result: { type: 'string', format: 'date-time' } })
+  time() {
+    return new Date().toISOString();
+  }
+}
+
+/** `Authorization: Bearer refused` is refused by an app guard, on every call and on the document. */
+@Injectable()
+class RefusingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (context.switchToHttp().getRequest().headers.authorization === 'Bearer refused') throw new RpcAccessDeniedException('Refused by the describe app');
+    return true;
   }
 }
 
@@ -159,7 +176,7 @@ export class DescribeRpc {
       explorer: { enabled: true },
     }),
   ],
-  providers: [DescribeRpc],
+  providers: [DescribeRpc, { provide: APP_GUARD, useClass: RefusingGuard }],
 })
 export class DescribeAppModule {}
 
@@ -169,11 +186,10 @@ export class DescribeAppModule {}
  * document, as `GET /rpc/openrpc.json` answered it after startup.
  */
 export async function startDescribeApp(): Promise<TestApp & { document: () => OpenRpcDocument }> {
-  const t = await startTestApp(DescribeAppModule, (app: NestFastifyApplication) => {
-    app.getHttpAdapter().getInstance().addHook('onRequest', (request: any, _reply: unknown, done: () => void) => {
+  const t = await startTestApp(DescribeAppModule, (app) => {
+    onEveryRequest(app, (request) => {
       const match = /^Bearer (\w+)$/.exec(request.headers.authorization ?? '');
       if (match) request.user = { id: 'tester', roles: [match[1]] };
-      done();
     });
   });
   const res = await fetch(`${t.url}/rpc/openrpc.json`);

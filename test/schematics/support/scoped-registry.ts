@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { PackedPackage } from './workspace-packs.js';
+import type { PackedPackage } from '../../support/workspace-packs.js';
 
 export interface ScopedRegistry {
   /** Registry URL for one scope (`@nest-jsonrpc:registry=<url>`); unique per run, so npm's cache never mixes runs. */

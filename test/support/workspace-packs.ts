@@ -30,3 +30,8 @@ export async function packLibraries(root: string, destination: string): Promise<
   }
   return packed;
 }
+
+/** The versions the workspace has installed, for a scratch app that must build against the same ones. */
+export function workspaceVersions(root: string, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version as string]));
+}

@@ -1,0 +1,110 @@
+/**
+ * MCP tasks where durable streams are durable: two instances sharing Redis (start on A, poll and
+ * cancel through B; the producer on A stops), and a restart on SQLite (a task the old process
+ * left running reports `failed` with -32603 `Stream interrupted`). Needs Redis at REDIS_URL:
+ * skipped loudly without it, failed when REQUIRE_REDIS=1.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisStreamStore, SqliteStreamStore } from '@nest-jsonrpc/server';
+import { eventually } from '../support/async.js';
+import { deleteRedisKeys, describeWithRedis, REDIS_URL } from '../support/redis.js';
+import type { TestApp } from '../support/rpc-test-app.js';
+import { endings, gates, startTasksApp } from './support/mcp-tasks-app.js';
+import { mcpRequest, postMcp, TASKS_EXTENSION, type Era } from './support/mcp-wire.js';
+
+const withTasks = { capabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+const ada = { 'x-user': 'ada' };
+
+function send(app: TestApp, era: Era, method: string, params: Record<string, unknown>, user: Record<string, string> = ada) {
+  const request = mcpRequest(era, `${method}-${randomUUID()}`, method, params, era === '2026' ? withTasks : {});
+  request.headers = { ...request.headers, ...user };
+  return postMcp(app.url + '/mcp', request);
+}
+
+const describeRedis = await describeWithRedis('the MCP tasks across instances');
+
+describeRedis('MCP tasks across two instances sharing Redis', () => {
+  const keyPrefix = `test:mcp-tasks:${randomUUID()}:`;
+  const storeA = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 1000 });
+  const storeB = new RedisStreamStore({ url: REDIS_URL, keyPrefix, heartbeatMs: 1000 });
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startTasksApp(storeA);
+    b = await startTasksApp(storeB);
+  });
+  afterAll(async () => {
+    for (const gate of Object.values(gates)) gate.open();
+    await a?.close();
+    await b?.close();
+    await Promise.all([storeA.close(), storeB.close()]);
+    await deleteRedisKeys(keyPrefix);
+  });
+
+  it('a task started on A is polled through B to its result', async () => {
+    gates.report.close();
+    const created = (await send(a, '2026', 'tools/call', { name: 'jobs.report', arguments: { steps: 2, label: 'x1' } })).body.result;
+    const working = await eventually(async () => {
+      const task = (await send(b, '2026', 'tasks/get', { taskId: created.taskId })).body.result;
+      return task.statusMessage === 'step 1 of 2' ? task : undefined;
+    }, 10_000, 'B to see the progress');
+    expect(working).toMatchObject({ taskId: created.taskId, status: 'working' });
+    gates.report.open();
+    const done = await eventually(async () => {
+      const task = (await send(b, '2026', 'tasks/get', { taskId: created.taskId })).body.result;
+      return task.status === 'completed' ? task : undefined;
+    }, 10_000, 'B to see the end');
+    expect(done.result).toEqual({ content: [{ type: 'text', text: '"part 0 part 1 "' }] });
+  });
+
+  it('cancelled through B, the producer on A stops; both instances see it cancelled', async () => {
+    gates.endless.close();
+    const created = (await send(a, '2026', 'tools/call', { name: 'jobs.endless', arguments: { label: 'x2' } })).body.result;
+    await eventually(() => gates.endless.waiting === 1, 5000, 'the producer on A to wait');
+    expect((await send(b, '2026', 'tasks/cancel', { taskId: created.taskId })).body.result.resultType).toBe('complete');
+    await eventually(() => endings.x2 === 'stopped', 10_000, 'the producer on A to stop');
+    for (const app of [a, b]) expect((await send(app, '2026', 'tasks/get', { taskId: created.taskId })).body.result.status).toBe('cancelled');
+  });
+
+  it('a 2025-era client polls and reads the result through the other instance too', async () => {
+    gates.slow.close();
+    const task = (await send(b, '2025', 'tools/call', { name: 'jobs.slow', arguments: { label: 'x3' }, task: {} })).body.result.task;
+    const result = send(a, '2025', 'tasks/result', { taskId: task.taskId });
+    await eventually(() => gates.slow.waiting === 1, 5000, 'the handler on B to wait');
+    gates.slow.open();
+    expect((await result).body.result).toEqual({
+      content: [{ type: 'text', text: '{"label":"x3","done":true}' }],
+      _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } },
+    });
+  });
+});
+
+describe('MCP tasks across a restart on SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-'));
+  const filename = join(dir, 'streams.db');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a task the stopped process was running reports failed, -32603 Stream interrupted, on both eras', async () => {
+    gates.endless.close();
+    const before = await startTasksApp(new SqliteStreamStore({ filename }));
+    const modern = (await send(before, '2026', 'tools/call', { name: 'jobs.endless', arguments: { label: 'r1' } })).body.result;
+    const legacy = (await send(before, '2025', 'tools/call', { name: 'jobs.endless', arguments: { label: 'r2' }, task: {} })).body.result.task;
+    await eventually(() => gates.endless.waiting === 2, 5000, 'both producers to wait', () => JSON.stringify({ waiting: gates.endless.waiting, modern, legacy }));
+    await before.close();
+
+    const after = await startTasksApp(new SqliteStreamStore({ filename }));
+    try {
+      const task = (await send(after, '2026', 'tasks/get', { taskId: modern.taskId })).body.result;
+      expect(task).toMatchObject({ taskId: modern.taskId, status: 'failed', statusMessage: 'Stream interrupted', error: { code: -32603, message: 'Stream interrupted' } });
+      expect((await send(after, '2025', 'tasks/get', { taskId: legacy.taskId })).body.result).toMatchObject({ status: 'failed' });
+      expect((await send(after, '2025', 'tasks/result', { taskId: legacy.taskId })).body.error).toEqual({ code: -32603, message: 'Stream interrupted' });
+      // Ownership survives the restart too.
+      expect((await send(after, '2026', 'tasks/get', { taskId: modern.taskId }, { 'x-user': 'bob' })).body.error.code).toBe(-32602);
+    } finally {
+      await after.close();
+    }
+  });
+});
