@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DurableStreamService, JsonRpcModule, RpcMethod, RpcStream, SqliteStreamStore, type RpcContext } from '@nest-jsonrpc/server';
+import { DurableStreamRunner, JsonRpcModule, RpcMethod, RpcStream, SqliteStreamStore, type RpcContext } from '@nest-jsonrpc/server';
 import { addMemoryProbe } from './memory-probe.js';
 
 @Injectable()
@@ -41,7 +41,7 @@ const app = await NestFactory.create<NestFastifyApplication>(DurableBenchModule,
 const fastify = app.getHttpAdapter().getInstance();
 addMemoryProbe(fastify);
 fastify.get('/__stream/:id', async (request) => {
-  const found = await app.get(DurableStreamService).store.lookup((request.params as { id: string }).id);
+  const found = await app.get(DurableStreamRunner).store.lookup((request.params as { id: string }).id);
   return found.found === 'stream' ? found.record : null;
 });
 await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');

@@ -31,9 +31,7 @@ class EchoTools {
   }
 }
 
-// Typed loosely on purpose: the `mcp` section only exists once the `mcp` branch is merged, and the
-// bench must still compile (and report our side as skipped) before that.
-const options = { mcp: { enabled: true, defaultFormat: 'json', rest: true } } as JsonRpcModuleOptions;
+const options: JsonRpcModuleOptions = { mcp: { enabled: true, defaultFormat: 'json', rest: true } };
 
 @Module({ imports: [JsonRpcModule.forRoot(options)], providers: [EchoTools] })
 class McpBenchModule {}

@@ -1,5 +1,5 @@
 /**
- * Issue 13's bench app: the spine's `add`, with `BENCH_OTEL=sdk` an OpenTelemetry SDK registered
+ * The observability bench app (bench/README.md, "Observability"): the spine's `add`, with `BENCH_OTEL=sdk` an OpenTelemetry SDK registered
  * first (batch span processor with a no-op exporter, a meter provider whose reader exports every
  * 60 s to nowhere), with `BENCH_OTEL=off` observability turned off entirely (the pipeline runs
  * unobserved), else the defaults with no SDK registered.

@@ -1,8 +1,15 @@
-/** The module side of the spine benchmark: the same `echo` and `add` as the bare baseline. */
+/**
+ * The module side of the spine benchmark: the same `echo` and `add` as the bare baseline.
+ * BENCH_PLATFORM=fastify (default) serves it on FastifyAdapter, BENCH_PLATFORM=express on
+ * ExpressAdapter with Nest's defaults (its global body parsers on), as `nest new` makes an app.
+ * Only the module's public API is used, so this file also compiles against older builds of the
+ * module for the A/B mode (bench/lib/ab-builds.mjs).
+ */
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { JsonRpcModule, RpcMethod, RpcParam } from '@nest-jsonrpc/server';
 
 @Injectable()
@@ -21,6 +28,11 @@ class BenchMethods {
 @Module({ imports: [JsonRpcModule.forRoot({ maxRequestSize: 2 * 1024 * 1024 })], providers: [BenchMethods] })
 class BenchModule {}
 
-const app = await NestFactory.create<NestFastifyApplication>(BenchModule, new FastifyAdapter(), { logger: false });
+const platform = process.env.BENCH_PLATFORM ?? 'fastify';
+if (platform !== 'fastify' && platform !== 'express') throw new Error(`BENCH_PLATFORM must be fastify or express, not ${platform}`);
+const app: INestApplication =
+  platform === 'express'
+    ? await NestFactory.create(BenchModule, new ExpressAdapter(), { logger: false })
+    : await NestFactory.create(BenchModule, new FastifyAdapter(), { logger: false });
 await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });

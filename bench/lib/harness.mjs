@@ -1,23 +1,41 @@
 /** Shared pieces of the workloads: child-process servers, autocannon runs, medians. */
 import { fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-/** Starts a server script in a child process; resolves once it reports its port. */
-export function startServer(script, env = {}) {
+/**
+ * Starts a server script in a child process; resolves once it reports its port. The child's
+ * stderr is passed through and its tail kept, so a server that fails to start rejects with what
+ * it printed (a workload can then tell "this build does not support that" from a real failure).
+ * `quiet`: the stderr is only kept, not passed through, for a start that is allowed to fail.
+ */
+export function startServer(script, env = {}, { quiet = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20000);
+    const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      if (!quiet) process.stderr.write(chunk);
+      stderr = (stderr + chunk).slice(-8192);
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start`));
+    }, 20000);
     child.once('message', (m) => {
       clearTimeout(timer);
       resolve({ child, port: m.port, url: `http://127.0.0.1:${m.port}`, stop: () => stopChild(child) });
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`${script} exited with ${code}${stderr ? `:\n${stderr}` : ''}`), { stderr }));
+    });
   });
 }
 
 function stopChild(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
@@ -40,10 +58,76 @@ export async function requestRate(url, body, { seconds = 5, connections = 50, pi
   return result.requests.average;
 }
 
+/** utime + stime of a process (all its threads), in clock ticks (10 ms on Linux). */
+export function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+const hasProc = existsSync('/proc/self/stat');
+
+/**
+ * One slice of load on `server` (from startServer): `{ rate }` in requests per second and, where
+ * Linux's /proc is there, `perCpu`: the requests answered per second of the server process's own
+ * CPU time. The rate says how much CPU the neighbours left; CPU per request barely depends on it,
+ * so on a shared machine it is the steadier measure of what a request costs.
+ */
+export async function loadSlice(server, body, { seconds = 1, connections = 50 } = {}) {
+  const before = hasProc ? cpuTicks(server.child.pid) : 0;
+  const result = await autocannon({ url: `${server.url}/rpc`, method: 'POST', headers: { 'content-type': 'application/json' }, body, duration: seconds, connections });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${server.url}/rpc: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  }
+  const slice = { rate: result.requests.average };
+  if (hasProc) slice.perCpu = result.requests.total / (Math.max(1, cpuTicks(server.child.pid) - before) / 100);
+  return slice;
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Measures every side once per round, walking `order` forwards in even rounds and backwards in
+ * odd ones, and reports each comparison `[numerator, denominator]` as the median of its per-round
+ * ratios. Put the two sides of each comparison that matters next to each other in `order`: their
+ * slices then always ran back to back, so drifts of a shared or virtualised machine cancel out
+ * (sides further apart in `order` are compared too, with more drift between their slices).
+ *
+ * `measure(side)` returns a number, or several named figures of one slice (`{ rate, perCpu }`
+ * from loadSlice); each comparison then holds `{ num, den, [figure]: { module, baseline, ratio } }`
+ * (for a plain number the figure is `value`).
+ */
+export async function alternatingRounds(rounds, order, measure, comparisons, label = '') {
+  const figures = Object.fromEntries(order.map((side) => [side, []]));
+  for (let round = 0; round < rounds; round++) {
+    const walk = round % 2 ? [...order].reverse() : order;
+    const got = {};
+    for (const side of walk) {
+      const slice = await measure(side);
+      got[side] = typeof slice === 'number' ? { value: slice } : slice;
+    }
+    for (const side of order) figures[side].push(got[side]);
+    const [first] = Object.keys(got[order[0]]);
+    const shown = comparisons.map(([num, den]) => `${num}/${den} ${(got[num][first] / got[den][first]).toFixed(3)}`).join(', ');
+    console.error(`  ${label} round ${round + 1}: ${order.map((side) => `${side} ${got[side][first].toFixed(0)}`).join(', ')}; ${shown}`);
+  }
+  const names = Object.keys(figures[order[0]][0]);
+  return {
+    ratios: comparisons.map(([num, den]) => {
+      const compared = { num, den };
+      for (const name of names) {
+        compared[name] = {
+          module: median(figures[num].map((f) => f[name])),
+          baseline: median(figures[den].map((f) => f[name])),
+          ratio: median(figures[num].map((f, round) => f[name] / figures[den][round][name])),
+        };
+      }
+      return compared;
+    }),
+  };
 }
 
 /**
@@ -52,17 +136,6 @@ export function median(values) {
  * seconds of each other, so drifts of a shared or virtualised machine cancel out.
  */
 export async function pairedRounds(rounds, measure, label = '') {
-  const module = [];
-  const baseline = [];
-  const ratios = [];
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 ? ['baseline', 'module'] : ['module', 'baseline'];
-    const got = {};
-    for (const side of order) got[side] = await measure(side);
-    module.push(got.module);
-    baseline.push(got.baseline);
-    ratios.push(got.module / got.baseline);
-    console.error(`  ${label} round ${round + 1}: module ${got.module.toFixed(0)}, baseline ${got.baseline.toFixed(0)}, ratio ${(got.module / got.baseline).toFixed(3)}`);
-  }
-  return { module: median(module), baseline: median(baseline), ratio: median(ratios) };
+  const { ratios } = await alternatingRounds(rounds, ['module', 'baseline'], measure, [['module', 'baseline']], label);
+  return ratios[0].value;
 }

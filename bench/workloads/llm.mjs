@@ -1,5 +1,5 @@
 /**
- * `llm` (issue 12):
+ * `llm` (bench/README.md):
  * (a) parse throughput — the recorded OpenAI and Anthropic transcripts scaled to 100k tokens
  *     (bench/apps/llm-fake-provider.ts), read from the same local fake provider by
  *     - our adapters (`openAiChat`, `anthropicMessages` of @nest-jsonrpc/llm),

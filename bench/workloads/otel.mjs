@@ -1,5 +1,5 @@
 /**
- * Issue 13: what observability costs on the spine's one call, in paired rounds (see pairedRounds).
+ * What observability costs on the spine's one call, in paired rounds (see pairedRounds).
  * - OTel SDK registered (batch span processor, no-op exporter; a span per request and per call,
  *   a histogram point per call) vs the same app without any SDK. Goal >= 0.85.
  * - observability on (the defaults) with no SDK registered vs observability off (the pipeline runs
@@ -12,11 +12,11 @@
  * second is the steadier one on a shared machine: it does not depend on how much CPU the server
  * got, only on how much it spent per request.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { fileURLToPath } from 'node:url';
-import { pairedRounds, requestRate, startServer } from '../lib/harness.mjs';
+import { cpuTicks, pairedRounds, requestRate, startServer } from '../lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const body = JSON.stringify({ jsonrpc: '2.0', method: 'add', params: { a: 1, b: 2 }, id: 1 });
@@ -30,12 +30,6 @@ const COMPARISONS = [
   // (a span, active in the handler, and a histogram point), with the SDK vs without.
   { workload: 'reference: bare Fastify, a span + a point by hand, SDK vs none', module: 'floor-sdk', baseline: 'floor-default', goal: undefined },
 ];
-
-/** utime + stime of a process, in clock ticks (10 ms on Linux). */
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 /** Requests the server answers per second of its own CPU, at a fixed request rate. */
 async function requestsPerCpuSecond(server, seconds) {

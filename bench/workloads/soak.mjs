@@ -1,5 +1,5 @@
 /**
- * Soak figures (issue 14 item 7), not tests:
+ * Soak figures, not tests:
  * 1. memory per idle attached SSE subscriber with 10,000 of them on one running durable stream
  *    (SQLite store), beside bare Fastify holding as many idle SSE responses. Goal: < 30 KB.
  * 2. one durable stream with 1,000 subscribers (in two client processes): delivery latency from

@@ -1,5 +1,5 @@
 /**
- * Streaming workload (issue 4):
+ * Streaming workload:
  * - 100,000 NDJSON rows `{"i":k,"delta":"token"}` per request: rows/s of the module vs a bare
  *   Fastify route writing one row per write(), interleaved in the same run (goal >= 2.5x);
  * - time to first row on those requests (goal <= 5 ms median);

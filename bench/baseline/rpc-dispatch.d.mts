@@ -1,0 +1,2 @@
+/** Types of rpc-dispatch.mjs, for the TypeScript apps that share it. */
+export function answer(body: unknown): unknown;
