@@ -72,7 +72,8 @@ describe('protocol fixture: what only a misbehaving server can show', () => {
     const stream = client().stream<{ i: number }>('test.rows.json', { count: 3, delayMs: 150 });
     const t0 = Date.now();
     expect((await stream.next()).value).toEqual({ i: 0 });
-    expect(Date.now() - t0).toBeLessThan(140);
+    // Long before the stream's end (>= 300 ms): at the end would be buffering; the slack is for a loaded CI machine.
+    expect(Date.now() - t0).toBeLessThan(250);
     expect(await stream.toArray()).toEqual([{ i: 1 }, { i: 2 }]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
