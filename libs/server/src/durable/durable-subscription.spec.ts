@@ -13,15 +13,19 @@ const done = (id: number): DurableStreamEvent => ({ id, event: 'done', data: '{}
  * arrive while a replay read is in flight — the interleavings a real store produces under load.
  */
 class ScriptedStore {
+  /** The last subscriber's listener; `commit` tells every subscriber's. */
   listener: DurableEventListener | undefined;
+  readonly listeners = new Set<DurableEventListener>();
   committed: DurableStreamEvent[] = [];
   readonly reads: Array<{ after: number; limit: number; answer: (events: DurableStreamEvent[]) => void; fail: (error: unknown) => void }> = [];
   unsubscribed = false;
 
   subscribe = async (_id: string, listener: DurableEventListener) => {
     this.listener = listener;
+    this.listeners.add(listener);
     return () => {
       this.unsubscribed = true;
+      this.listeners.delete(listener);
     };
   };
 
@@ -69,7 +73,7 @@ class ScriptedStore {
   /** Commits events, then (like every store) tells the listener after the commit. */
   commit(...events: DurableStreamEvent[]): void {
     this.committed.push(...events);
-    this.listener?.(events);
+    for (const listener of this.listeners) listener(events);
   }
 
   asStore(): StreamStore {
@@ -228,7 +232,12 @@ describe('DurableSubscription: a silent live subscription re-reads the store (St
     jest.advanceTimersByTime(999);
     expect(store.reads).toHaveLength(0); // 999 ms after event 1: not yet
     jest.advanceTimersByTime(1);
-    expect(store.reads).toHaveLength(1);
+    // One probe: is there an event after the last delivered?
+    expect(store.reads.map(({ after, limit }) => ({ after, limit }))).toEqual([{ after: 1, limit: 1 }]);
+    store.answerRead();
+    await turn();
+    // There is: the subscription catches up from where it stands.
+    expect(store.reads.map(({ after, limit }) => ({ after, limit }))).toEqual([{ after: 1, limit: REPLAY_PAGE_SIZE }]);
     store.answerRead();
     await turn();
     expect(sink.delivered).toEqual([1, 2, 3]);
@@ -237,15 +246,18 @@ describe('DurableSubscription: a silent live subscription re-reads the store (St
     subscription.close();
   });
 
-  it('a silent live subscription that finds nothing new goes live again and re-reads after the next silence; none without fanOutRecheckMs', async () => {
+  it('a silent live subscription that finds nothing new stays live and re-reads after the next silence; none without fanOutRecheckMs', async () => {
     const { store, sink, subscription } = await live(500);
     jest.advanceTimersByTime(500);
     store.answerRead(); // nothing new
     await turn();
+    expect(store.reads).toHaveLength(0);
     jest.advanceTimersByTime(500);
     expect(store.reads).toHaveLength(1);
     store.committed.push(chunk(1));
-    store.answerRead();
+    store.answerRead(); // the probe finds 1...
+    await turn();
+    store.answerRead(); // ...and the catch-up reads it
     await turn();
     expect(sink.delivered).toEqual([1]);
     subscription.close();
@@ -258,6 +270,46 @@ describe('DurableSubscription: a silent live subscription re-reads the store (St
     jest.advanceTimersByTime(60_000);
     expect(quiet.reads).toHaveLength(0);
     other.subscription.close();
+  });
+
+  it('1,000 silent subscribers of one stream: one probe per silence, not one each; each catches up what all missed', async () => {
+    const store = Object.assign(new ScriptedStore(), { fanOutRecheckMs: 1000 });
+    const subscribers = [];
+    for (let i = 0; i < 1000; i++) subscribers.push(await started(store));
+    while (store.reads.length) store.answerRead(); // each replays the empty stream once, then is live
+    await turn();
+    store.commit(chunk(1));
+    expect(subscribers.every(({ sink }) => sink.delivered.join() === '1')).toBe(true);
+    jest.advanceTimersByTime(1000);
+    expect(store.reads).toHaveLength(1); // one probe for the stream
+    store.answerRead(); // nothing new
+    await turn();
+    jest.advanceTimersByTime(1000);
+    expect(store.reads).toHaveLength(1); // the next silence: again one
+    store.committed.push(chunk(2), done(3)); // committed, their messages lost
+    store.answerRead();
+    await turn();
+    expect(store.reads).toHaveLength(1000); // found: every subscriber catches up on its own
+    while (store.reads.length) store.answerRead();
+    await turn();
+    expect(subscribers.every(({ sink }) => sink.delivered.join() === '1,2,3' && sink.finished?.error === undefined)).toBe(true);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('a subscriber that closes leaves the others re-checked; the last one to close stops the clock', async () => {
+    const store = Object.assign(new ScriptedStore(), { fanOutRecheckMs: 1000 });
+    const a = await started(store);
+    const b = await started(store);
+    store.answerRead();
+    store.answerRead();
+    await turn();
+    a.subscription.close();
+    jest.advanceTimersByTime(1000);
+    expect(store.reads.map(({ after }) => after)).toEqual([0]); // still probed, for b
+    store.answerRead();
+    await turn();
+    b.subscription.close();
+    expect(jest.getTimerCount()).toBe(0);
   });
 });
 

@@ -29,8 +29,9 @@ export interface DurableEventSink {
  *    (ids <= the last delivered are duplicates of the replay and dropped; a jump means events were
  *    missed — committed while not live, or a lost pub/sub message — and they are read back from
  *    the store). Events heard while not live only raise the "latest known" id, so replay keeps
- *    going until it has reached them. A live subscription that hears nothing for the store's
- *    `fanOutRecheckMs` reads the store anyway: a lost *last* message has no later one to reveal it.
+ *    going until it has reached them. A stream whose live subscriptions hear nothing for the
+ *    store's `fanOutRecheckMs` is read anyway (once for all of them, {@link StreamRecheck}): a lost
+ *    *last* message has no later one to reveal it.
  *
  * A sink that cannot take more pauses delivery; `resume()` continues from the store, so a slow
  * reader costs no memory here however far it falls behind.
@@ -53,8 +54,8 @@ export class DurableSubscription {
   private polling = false;
   /** Set by an outage: the next catch-up checks that the store still holds what was delivered. */
   private recovering = false;
-  /** While live: reads the store once nothing was heard for the store's `fanOutRecheckMs` (a lost last message). */
-  private recheckTimer: NodeJS.Timeout | undefined;
+  /** The stream's shared re-check (a store with `fanOutRecheckMs`), joined while live. */
+  private recheck: StreamRecheck | undefined;
 
   constructor(
     private readonly store: StreamStore,
@@ -101,7 +102,7 @@ export class DurableSubscription {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.clearGrace();
-    clearTimeout(this.recheckTimer);
+    this.recheck?.leave(this);
     this.offAvailability?.();
     this.offAvailability = undefined;
     const unsubscribe = this.unsubscribe;
@@ -171,22 +172,30 @@ export class DurableSubscription {
     this.send(first === this.lastDelivered + 1 ? events : events.slice(this.lastDelivered + 1 - first));
   };
 
-  /** Live: the silence before the next re-read of the store starts now (see `StreamStore.fanOutRecheckMs`). */
+  /** Live: the stream's silence before its next re-read starts now (see `StreamStore.fanOutRecheckMs`). */
   private armRecheck(): void {
-    if (this.recheckTimer !== undefined) {
-      this.recheckTimer.refresh();
-      return;
+    if (this.recheck === undefined) {
+      if (!this.store.fanOutRecheckMs) return;
+      this.recheck = StreamRecheck.of(this.store, this.streamId);
     }
-    const ms = this.store.fanOutRecheckMs;
-    if (!ms) return;
-    this.recheckTimer = setTimeout(this.recheck, ms);
-    this.recheckTimer.unref();
+    this.recheck.heard(this);
   }
 
-  private readonly recheck = (): void => {
-    // Not live: a catch-up, a pause or an outage reads the store anyway, and goes live (re-arming) after.
+  /** @internal for {@link StreamRecheck}: whether live events are delivered as heard. */
+  get isLive(): boolean {
+    return this.state === 'live';
+  }
+
+  /** @internal for {@link StreamRecheck}: the id of the last event delivered. */
+  get position(): number {
+    return this.lastDelivered;
+  }
+
+  /** @internal for {@link StreamRecheck}: the store holds events this live subscription has not heard. */
+  catchUp(): void {
+    // Not live: a catch-up, a pause or an outage reads the store anyway, and goes live (re-joining) after.
     if (this.state === 'live') void this.replay();
-  };
+  }
 
   private send(events: readonly DurableStreamEvent[]): void {
     const last = events[events.length - 1];
@@ -251,5 +260,89 @@ export class DurableSubscription {
     if (this.state === 'closed') return;
     this.close();
     this.sink.finish(error);
+  }
+}
+
+/** What {@link StreamRecheck} needs of a subscription. */
+interface RecheckMember {
+  readonly isLive: boolean;
+  readonly position: number;
+  catchUp(): void;
+}
+
+/**
+ * The fan-out re-check of one stream of one store, shared by this process's live subscriptions of
+ * it: one timer, refreshed by every delivery, and once the stream has been silent for the store's
+ * `fanOutRecheckMs`, **one** read of the store after the furthest position delivered — not one
+ * read per subscriber (1,000 idle subscribers of a stream would be 1,000 reads per interval).
+ * Live subscriptions of one stream hear the same messages, so at a silence they stand at the same
+ * event: an event past it is one every live subscription missed, and each catches up from its
+ * own position (as does any left behind the others). A subscription that stops being live is
+ * dropped at the next check and joins again when it goes live.
+ */
+class StreamRecheck {
+  private static readonly byStore = new WeakMap<StreamStore, Map<string, StreamRecheck>>();
+
+  static of(store: StreamStore, streamId: string): StreamRecheck {
+    let streams = StreamRecheck.byStore.get(store);
+    if (streams === undefined) StreamRecheck.byStore.set(store, (streams = new Map()));
+    let recheck = streams.get(streamId);
+    if (recheck === undefined) streams.set(streamId, (recheck = new StreamRecheck(store, streamId, streams)));
+    return recheck;
+  }
+
+  private readonly members = new Set<RecheckMember>();
+  private timer: NodeJS.Timeout | undefined;
+  private checking = false;
+
+  private constructor(
+    private readonly store: StreamStore,
+    private readonly streamId: string,
+    private readonly streams: Map<string, StreamRecheck>,
+  ) {}
+
+  /** `member` is live and just delivered (or went live): the stream's silence starts now. */
+  heard(member: RecheckMember): void {
+    this.members.add(member);
+    if (this.timer !== undefined) this.timer.refresh();
+    else if (!this.checking) this.arm();
+  }
+
+  leave(member: RecheckMember): void {
+    this.members.delete(member);
+    if (this.members.size === 0) this.release();
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.check();
+    }, this.store.fanOutRecheckMs);
+    this.timer.unref();
+  }
+
+  private async check(): Promise<void> {
+    for (const member of this.members) if (!member.isLive) this.members.delete(member);
+    if (this.members.size === 0) return this.release();
+    let furthest = 0;
+    for (const member of this.members) furthest = Math.max(furthest, member.position);
+    this.checking = true;
+    let missed = false;
+    try {
+      missed = (await this.store.read(this.streamId, furthest, 1)).length !== 0;
+    } catch {
+      // Unreachable: the subscriptions' outage path takes over. Any other failure: the next real read meets it.
+    } finally {
+      this.checking = false;
+    }
+    for (const member of [...this.members]) if (member.isLive && (missed || member.position < furthest)) member.catchUp();
+    if (this.members.size === 0) this.release();
+    else if (this.timer === undefined) this.arm();
+  }
+
+  private release(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.checking && this.members.size === 0 && this.streams.get(this.streamId) === this) this.streams.delete(this.streamId);
   }
 }

@@ -43,10 +43,10 @@ export interface RedisStreamStoreOptions {
   /** How often this instance proves it is alive, in ms. Default 5000; it is presumed dead after 3x that. */
   heartbeatMs?: number;
   /**
-   * Pub/sub delivers at most once: an attached subscriber that has heard nothing for this many ms
-   * reads the stream again, so a lost last message (or a channel a Redis Cluster's pub/sub node
-   * change dropped) delays events by at most this, never forever. One XRANGE per silent
-   * subscriber per interval. Default 5000; 0 turns it off.
+   * Pub/sub delivers at most once: a stream whose attached subscribers have heard nothing for this
+   * many ms is read again, so a lost last message (or a channel a Redis Cluster's pub/sub node
+   * change dropped) delays events by at most this, never forever. One `XRANGE … COUNT 1` per
+   * silent stream per instance per interval, however many subscribe. Default 5000; 0 turns it off.
    */
   fanOutRecheckMs?: number;
 }

@@ -115,9 +115,10 @@ export interface StreamStore {
   /**
    * Optional, for a fan-out that can lose a message with no later one to reveal the gap (the last
    * events of a stream; a Redis Cluster's pub/sub connection moving to another node, which
-   * resubscribes without announcing an outage): a live subscription that has heard nothing for
-   * this many ms reads the store after what it delivered. Unset or 0: never (an in-process
-   * fan-out, which loses nothing).
+   * resubscribes without announcing an outage): once a stream's live subscriptions (in this
+   * process) have heard nothing for this many ms, the store is read after what they delivered —
+   * one read per stream, however many subscribe. Unset or 0: never (an in-process fan-out, which
+   * loses nothing).
    */
   readonly fanOutRecheckMs?: number;
   /** Optional: probes the store (a PING, a write to the file) for health checks. Never throws. */
