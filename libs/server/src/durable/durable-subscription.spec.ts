@@ -296,6 +296,31 @@ describe('DurableSubscription: a silent live subscription re-reads the store (St
     expect(jest.getTimerCount()).toBe(0);
   });
 
+  it('a subscriber paused at a silence is skipped, and shares the one probe again once it is live', async () => {
+    const store = Object.assign(new ScriptedStore(), { fanOutRecheckMs: 1000 });
+    const a = await started(store);
+    store.answerRead();
+    await turn();
+    a.sink.accept = false;
+    store.commit(chunk(1)); // delivered; the sink wants no more: paused
+    jest.advanceTimersByTime(1000);
+    expect(store.reads).toHaveLength(0); // nobody live: no probe
+    a.sink.accept = true;
+    a.subscription.resume();
+    store.answerRead(); // its catch-up: nothing new, live again
+    await turn();
+    const b = await started(store); // a second subscriber of the same stream
+    store.answerRead();
+    await turn();
+    jest.advanceTimersByTime(1000);
+    expect(store.reads.map(({ after, limit }) => ({ after, limit }))).toEqual([{ after: 1, limit: 1 }]); // one probe for both
+    store.answerRead();
+    await turn();
+    a.subscription.close();
+    b.subscription.close();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('a subscriber that closes leaves the others re-checked; the last one to close stops the clock', async () => {
     const store = Object.assign(new ScriptedStore(), { fanOutRecheckMs: 1000 });
     const a = await started(store);

@@ -277,8 +277,9 @@ interface RecheckMember {
  * read per subscriber (1,000 idle subscribers of a stream would be 1,000 reads per interval).
  * Live subscriptions of one stream hear the same messages, so at a silence they stand at the same
  * event: an event past it is one every live subscription missed, and each catches up from its
- * own position (as does any left behind the others). A subscription that stops being live is
- * dropped at the next check and joins again when it goes live.
+ * own position (as does any left behind the others). A subscription that is not live at a check
+ * (paused, catching up, waiting for the store) is skipped, and restarts the clock when it goes
+ * live again; it leaves when it closes, and the last to leave removes the stream's entry.
  */
 class StreamRecheck {
   private static readonly byStore = new WeakMap<StreamStore, Map<string, StreamRecheck>>();
@@ -291,6 +292,7 @@ class StreamRecheck {
     return recheck;
   }
 
+  /** Every subscription of the stream that joined and has not closed, live or not (a paused one goes live again). */
   private readonly members = new Set<RecheckMember>();
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
@@ -308,9 +310,13 @@ class StreamRecheck {
     else if (!this.checking) this.arm();
   }
 
+  /** `member` closed. */
   leave(member: RecheckMember): void {
     this.members.delete(member);
-    if (this.members.size === 0) this.release();
+    if (this.members.size !== 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.checking && this.streams.get(this.streamId) === this) this.streams.delete(this.streamId);
   }
 
   private arm(): void {
@@ -322,10 +328,10 @@ class StreamRecheck {
   }
 
   private async check(): Promise<void> {
-    for (const member of this.members) if (!member.isLive) this.members.delete(member);
-    if (this.members.size === 0) return this.release();
-    let furthest = 0;
-    for (const member of this.members) furthest = Math.max(furthest, member.position);
+    let furthest = -1;
+    for (const member of this.members) if (member.isLive) furthest = Math.max(furthest, member.position);
+    // None live (paused, catching up, waiting for the store): each re-arms when it goes live.
+    if (furthest < 0) return;
     this.checking = true;
     let missed = false;
     try {
@@ -335,14 +341,16 @@ class StreamRecheck {
     } finally {
       this.checking = false;
     }
-    for (const member of [...this.members]) if (member.isLive && (missed || member.position < furthest)) member.catchUp();
-    if (this.members.size === 0) this.release();
-    else if (this.timer === undefined) this.arm();
-  }
-
-  private release(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (!this.checking && this.members.size === 0 && this.streams.get(this.streamId) === this) this.streams.delete(this.streamId);
+    let live = false;
+    for (const member of [...this.members]) {
+      if (!member.isLive) continue;
+      if (missed || member.position < furthest) member.catchUp();
+      else live = true;
+    }
+    if (this.members.size === 0) {
+      if (this.streams.get(this.streamId) === this) this.streams.delete(this.streamId);
+    } else if (live && this.timer === undefined) {
+      this.arm();
+    }
   }
 }
