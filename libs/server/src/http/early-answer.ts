@@ -78,25 +78,20 @@ export function continueRequest(req: IncomingMessage, res: ServerResponse, limit
 
 /** How often, at most, the body watch looks for requests that went away before their body arrived. */
 const SWEEP_MS = 1_000;
-/** The fewest watched entries at which `watch` drops the finished ones at once (so a busy route holds a few hundred at most). */
-const COMPACT_AT = 256;
 
 /**
  * Bounds how long request bodies may take to arrive: `onLate(subject)` runs for a request whose
  * body has not arrived `timeoutMs` after {@link watch} (while the request is still open).
  *
  * One clock for all the requests of a route group, not a timer and a listener per request: a
- * request costs one small entry in an array, in the order watched (every timeout is the same, so
- * that is deadline order). A request whose body is complete (`req.complete`, which Node sets as
- * the last byte is read) or that went away (`req.destroyed`) is dropped by the next sweep, so its
- * route says nothing: no per-request lookup or removal on the hot path. The sweep runs in `watch`
- * once the array is twice as long as after the last one (at least {@link COMPACT_AT}), and on one
- * unreferenced timer while anything is watched: at the earliest deadline, and at least every
- * second. A late body is answered at its deadline, as with a timer of its own.
+ * request costs one map entry, dropped by {@link arrived} when its route runs. One unreferenced
+ * timer runs while anything is watched: at the earliest deadline (every timeout is the same, so
+ * the map's insertion order is deadline order), and at least every second, to drop requests that
+ * completed or went away without reaching their route (a refused or aborted upload). A late body
+ * is answered at its deadline, as with a timer of its own.
  */
 export class BodyArrivalWatch<T> {
-  private waiting: Array<{ readonly req: IncomingMessage; readonly due: number; readonly subject: T }> = [];
-  private compactAt = COMPACT_AT;
+  private readonly waiting = new Map<IncomingMessage, { readonly due: number; readonly subject: T }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -106,14 +101,13 @@ export class BodyArrivalWatch<T> {
 
   /** Starts the clock of `req`'s body; `subject` is what `onLate` gets if it is late. */
   watch(req: IncomingMessage, subject: T): void {
-    const count = this.waiting.push({ req, due: performance.now() + this.timeoutMs, subject });
-    if (count >= this.compactAt) this.sweep(Number.NEGATIVE_INFINITY);
+    this.waiting.set(req, { due: performance.now() + this.timeoutMs, subject });
     if (this.timer === undefined) this.arm(Math.min(this.timeoutMs, SWEEP_MS));
   }
 
-  /** How many requests are watched (finished ones included until the next sweep). */
-  get size(): number {
-    return this.waiting.length;
+  /** The body of `req` has arrived (its route runs): nothing more to watch. */
+  arrived(req: IncomingMessage): void {
+    if (this.waiting.size !== 0) this.waiting.delete(req);
   }
 
   private arm(delayMs: number): void {
@@ -124,23 +118,17 @@ export class BodyArrivalWatch<T> {
   private check(): void {
     this.timer = undefined;
     const now = performance.now();
-    const late = this.sweep(now);
-    if (this.waiting.length !== 0) this.arm(Math.min(this.waiting[0].due - now, SWEEP_MS));
-    for (const subject of late) this.onLate(subject);
-  }
-
-  /** Drops the finished requests and, at `now`, takes out the late ones (their subjects returned). */
-  private sweep(now: number): T[] {
-    const kept: typeof this.waiting = [];
+    let next = Number.POSITIVE_INFINITY;
     const late: T[] = [];
-    for (const entry of this.waiting) {
-      if (entry.req.complete || entry.req.destroyed) continue;
-      if (entry.due <= now) late.push(entry.subject);
-      else kept.push(entry);
+    for (const [req, { due, subject }] of this.waiting) {
+      if (req.complete || req.destroyed) this.waiting.delete(req);
+      else if (due <= now) {
+        this.waiting.delete(req);
+        late.push(subject);
+      } else if (due < next) next = due;
     }
-    this.waiting = kept;
-    this.compactAt = Math.max(COMPACT_AT, 2 * kept.length);
-    return late;
+    if (this.waiting.size !== 0) this.arm(Math.min(next - now, SWEEP_MS));
+    for (const subject of late) this.onLate(subject);
   }
 }
 

@@ -234,6 +234,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
     return readRequestBody(req, limit).then((reading): Claim => {
       if ('tooLarge' in reading) return this.refuse(group, route, req, res, 'tooLarge');
       if ('gone' in reading) return REFUSED;
+      arrivals?.arrived(req);
       if (!readsJson) return NO_BODY;
       // As on Fastify, where `request.body` is the text the module's parser handed over.
       (req as { body?: unknown }).body = reading.text;

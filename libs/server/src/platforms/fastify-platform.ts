@@ -134,7 +134,7 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
         if (kind === 'internal') this.logger.error(`${group.name} ${request.method} ${request.url} failed before its route could answer: ${error.message}`, error.stack);
         this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, kind);
       });
-      for (const route of group.routes) this.route(instance, group, route, limit);
+      for (const route of group.routes) this.route(instance, group, route, limit, arrivals);
       if (group.onClose) {
         const onClose = group.onClose;
         instance.addHook('preClose', (hookDone) => {
@@ -145,13 +145,14 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     };
   }
 
-  private route(instance: FastifyInstance, group: HttpRouteGroup, route: HttpRoute, bodyLimit: number): void {
+  private route(instance: FastifyInstance, group: HttpRouteGroup, route: HttpRoute, bodyLimit: number, arrivals: BodyArrivalWatch<FastifyReply> | undefined): void {
     const { path, handle } = route;
     const withBody = group.body === 'json';
-    // The body watch drops a request once its body is complete; Fastify reads no body for a GET,
-    // so one sent anyway to such a route stays watched.
-    const handler = (request: FastifyRequest, reply: FastifyReply) =>
-      handle(this.exchanges.create(this, request, reply, path, withBody ? (request.body as string | undefined) : undefined));
+    const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      // Fastify reads no body for a GET: one sent anyway to such a route stays watched.
+      if (request.raw.complete) arrivals?.arrived(request.raw);
+      return handle(this.exchanges.create(this, request, reply, path, withBody ? (request.body as string | undefined) : undefined));
+    };
     if (route.method === '*') instance.all(path, { bodyLimit }, handler);
     else instance.route({ method: typeof route.method === 'string' ? route.method : [...route.method], url: path, bodyLimit, exposeHeadRoute: route.head, handler });
   }
