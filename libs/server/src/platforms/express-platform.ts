@@ -35,13 +35,6 @@ function readsBodies(layer: StackLayer): boolean {
 type Claim = { readonly text: string | undefined } | typeof REFUSED;
 const REFUSED = Symbol('refused');
 const NO_BODY: Claim = Object.freeze({ text: undefined });
-/**
- * Where a request keeps the body claimed before the app's parsers, for the route handler: on the
- * request itself, not in a `WeakMap` keyed by it (a long-lived hash table entered and left by
- * every request slows Node's own per-request work, `early-answer.ts` BodyArrivalWatch says how).
- */
-const CLAIMED = Symbol('nest-jsonrpc.claimedBody');
-type ClaimedRequest = IncomingMessage & { [CLAIMED]?: Claim | Promise<Claim> };
 
 type Verb = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -83,6 +76,8 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   readonly type = 'express';
   private readonly routes: Router;
   private readonly claims: Router | undefined;
+  /** Bodies claimed before the app's parsers, for the route handler. */
+  private readonly claimed = new WeakMap<IncomingMessage, Claim | Promise<Claim>>();
   private readonly closers: Array<() => void | Promise<void>> = [];
   /** The module's paths, for the one decision taken before routing: `100 Continue`. */
   private readonly ownPaths: RegExp[] = [];
@@ -180,7 +175,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   private serve(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
     const { group, route } = served;
     if (route.head === false && req.method === 'HEAD') return next();
-    const claim = (req as ClaimedRequest)[CLAIMED] ?? this.claim(served, req, res);
+    const claim = this.claimed.get(req) ?? this.claim(served, req, res);
     if (isPromise(claim)) void claim.then((settled) => this.run(group, route, req, res, settled));
     else this.run(group, route, req, res, claim);
   }
@@ -207,11 +202,11 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   private claimEarly(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
     if (served.route.head === false && req.method === 'HEAD') return next();
     const claim = this.claim(served, req, res);
-    (req as ClaimedRequest)[CLAIMED] = claim;
+    this.claimed.set(req, claim);
     // Out of the module's claim router, on along the app's stack (a refused request stops here).
     if (!isPromise(claim)) return claim === REFUSED ? undefined : next('router');
     void claim.then((settled) => {
-      (req as ClaimedRequest)[CLAIMED] = settled;
+      this.claimed.set(req, settled);
       if (settled !== REFUSED) next('router');
     });
   }
