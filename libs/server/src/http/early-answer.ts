@@ -79,38 +79,19 @@ export function continueRequest(req: IncomingMessage, res: ServerResponse, limit
 /** How often, at most, the body watch looks for requests that went away before their body arrived. */
 const SWEEP_MS = 1_000;
 
-/** A watched request: a link of the watch's list, in deadline order. */
-interface Watched<T> {
-  readonly req: IncomingMessage;
-  readonly due: number;
-  readonly subject: T;
-  prev: Watched<T> | undefined;
-  next: Watched<T> | undefined;
-}
-
-/** Where a watched request keeps its link, so {@link BodyArrivalWatch.arrived} finds it without a lookup. */
-const WATCHED = Symbol('nest-jsonrpc.bodyArrivalWatch');
-type WatchedRequest<T> = IncomingMessage & { [WATCHED]?: Watched<T> };
-
 /**
  * Bounds how long request bodies may take to arrive: `onLate(subject)` runs for a request whose
  * body has not arrived `timeoutMs` after {@link watch} (while the request is still open).
  *
- * One clock for all the requests of a route group, not a timer and a listener per request. The
- * watched requests form a doubly linked list in watch order — which is deadline order, every
- * timeout being the same — and each request holds its own link, so {@link arrived} unlinks it in
- * constant time when its route runs and nothing keeps it alive after that. Not a `Map` keyed by
- * the request: measured on Node 20 (bench/README.md, "The body watch and nextTick"), every
- * request entering and leaving a long-lived `Map` made each `process.nextTick` of Node's HTTP
- * code take its slow path, ~4 µs per request; nor an array swept later, which kept finished
- * requests alive into the old generation. One unreferenced timer runs while anything is watched:
- * at the earliest deadline, and at least every second, to drop requests that completed or went
- * away without reaching their route (a refused or aborted upload). A late body is answered at its
- * deadline, as with a timer of its own.
+ * One clock for all the requests of a route group, not a timer and a listener per request: a
+ * request costs one map entry, dropped by {@link arrived} when its route runs. One unreferenced
+ * timer runs while anything is watched: at the earliest deadline (every timeout is the same, so
+ * the map's insertion order is deadline order), and at least every second, to drop requests that
+ * completed or went away without reaching their route (a refused or aborted upload). A late body
+ * is answered at its deadline, as with a timer of its own.
  */
 export class BodyArrivalWatch<T> {
-  private head: Watched<T> | undefined;
-  private tail: Watched<T> | undefined;
+  private readonly waiting = new Map<IncomingMessage, { readonly due: number; readonly subject: T }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -120,32 +101,13 @@ export class BodyArrivalWatch<T> {
 
   /** Starts the clock of `req`'s body; `subject` is what `onLate` gets if it is late. */
   watch(req: IncomingMessage, subject: T): void {
-    const watched = req as WatchedRequest<T>;
-    if (watched[WATCHED] !== undefined) this.unlink(watched[WATCHED]);
-    const link: Watched<T> = { req, due: performance.now() + this.timeoutMs, subject, prev: this.tail, next: undefined };
-    if (this.tail === undefined) this.head = link;
-    else this.tail.next = link;
-    this.tail = link;
-    watched[WATCHED] = link;
+    this.waiting.set(req, { due: performance.now() + this.timeoutMs, subject });
     if (this.timer === undefined) this.arm(Math.min(this.timeoutMs, SWEEP_MS));
   }
 
   /** The body of `req` has arrived (its route runs): nothing more to watch. */
   arrived(req: IncomingMessage): void {
-    const link = (req as WatchedRequest<T>)[WATCHED];
-    if (link !== undefined) this.unlink(link);
-  }
-
-  private unlink(link: Watched<T>): void {
-    (link.req as WatchedRequest<T>)[WATCHED] = undefined;
-    if (link.prev === undefined) {
-      // Not (or no longer) in this list: nothing to do.
-      if (this.head !== link) return;
-      this.head = link.next;
-    } else link.prev.next = link.next;
-    if (link.next === undefined) this.tail = link.prev;
-    else link.next.prev = link.prev;
-    link.prev = link.next = undefined;
+    if (this.waiting.size !== 0) this.waiting.delete(req);
   }
 
   private arm(delayMs: number): void {
@@ -158,17 +120,14 @@ export class BodyArrivalWatch<T> {
     const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
     const late: T[] = [];
-    for (let link = this.head; link !== undefined; ) {
-      const following = link.next;
-      const { req, due } = link;
-      if (req.complete || req.destroyed) this.unlink(link);
+    for (const [req, { due, subject }] of this.waiting) {
+      if (req.complete || req.destroyed) this.waiting.delete(req);
       else if (due <= now) {
-        this.unlink(link);
-        late.push(link.subject);
+        this.waiting.delete(req);
+        late.push(subject);
       } else if (due < next) next = due;
-      link = following;
     }
-    if (this.head !== undefined) this.arm(Math.min(next - now, SWEEP_MS));
+    if (this.waiting.size !== 0) this.arm(Math.min(next - now, SWEEP_MS));
     for (const subject of late) this.onLate(subject);
   }
 }
