@@ -56,4 +56,45 @@ describe('BodyArrivalWatch: one clock for the bodies of many requests', () => {
     await pause(100);
     expect(log.seen.map((s) => s.subject)).toEqual(['late']);
   });
+
+  it('a body arriving anywhere in the list (first, middle, last) leaves the others watched', async () => {
+    const log = lateLog();
+    const watch = new BodyArrivalWatch<string>(40, log.onLate);
+    const [a, b, c, d, e] = [request(), request(), request(), request(), request()];
+    for (const [req, name] of [[a, 'a'], [b, 'b'], [c, 'c'], [d, 'd'], [e, 'e']] as const) watch.watch(req, name);
+    watch.arrived(c);
+    watch.arrived(a);
+    watch.arrived(e);
+    // Twice, and one never watched: nothing happens.
+    watch.arrived(a);
+    watch.arrived(request());
+    // Both are due together: reported by the same check.
+    await log.next();
+    await pause(80);
+    expect(log.seen.map((s) => s.subject)).toEqual(['b', 'd']);
+  });
+
+  it('a request watched again is reported once, for its last subject', async () => {
+    const log = lateLog();
+    const watch = new BodyArrivalWatch<string>(30, log.onLate);
+    const req = request();
+    watch.watch(req, 'first');
+    watch.watch(req, 'again');
+    await log.next();
+    await pause(60);
+    expect(log.seen.map((s) => s.subject)).toEqual(['again']);
+  });
+
+  it('after the last body arrives the clock stops, and a new request starts it again', async () => {
+    const log = lateLog();
+    const watch = new BodyArrivalWatch<string>(30, log.onLate);
+    const early = request();
+    watch.watch(early, 'early');
+    watch.arrived(early);
+    await pause(60);
+    expect(log.seen).toEqual([]);
+    watch.watch(request(), 'later');
+    await log.next();
+    expect(log.seen.map((s) => s.subject)).toEqual(['later']);
+  });
 });
