@@ -8,6 +8,8 @@
  *   --only a,b          the workloads to run (file names' `name`s)
  *   --rounds n          rounds per comparison (request-rate workloads alternate 6·n slices)
  *   --quick             a smoke run: few, short slices
+ *   --processes n       the spine: fresh server processes per workload, its rounds spread over
+ *                       them (default 3; one process can keep a slower JIT state all its life)
  *   --platform p        fastify, express or both (default): which platforms the spine measures
  *   --ab <refA> <refB>  the A/B mode: the module built from two commits (`.` for the working
  *                       tree), alternating, reported as B / A; only workloads with an A/B mode
@@ -34,6 +36,7 @@ function option(name, count = 1) {
 const only = option('--only')?.split(',');
 const rounds = Number(option('--rounds') ?? 3);
 const quick = args.includes('--quick');
+const processes = option('--processes') === undefined ? undefined : Number(option('--processes'));
 const ab = option('--ab', 2);
 const platform = option('--platform') ?? 'both';
 if (!['fastify', 'express', 'both'].includes(platform)) {
@@ -57,7 +60,7 @@ for (const file of files) {
   }
   console.error(`\n== ${workload.name}${ab ? ` (A/B: ${ab[0]} vs ${ab[1]})` : ''}`);
   ran++;
-  const ctx = { rounds, quick, platforms, ab };
+  const ctx = { rounds, quick, platforms, ab, processes };
   rows.push(...(await (ab ? workload.runAb(ctx) : workload.run(ctx))));
 }
 if (!ran) {
@@ -76,5 +79,5 @@ const loadRange = `${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed
 console.log(`\nload average (1 min) during the run: ${loadRange} on ${cpus().length} cores; Node ${process.version}`);
 await writeFile(
   join(here, 'results.json'),
-  JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds, quick, platforms, ab, loadavg: loadRange, rows }, null, 2) + '\n',
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds, quick, processes, platforms, ab, loadavg: loadRange, rows }, null, 2) + '\n',
 );

@@ -9,8 +9,7 @@
 import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post, Res, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { answer } from '../baseline/rpc-dispatch.mjs';
 
 const MAX_BODY = 2 * 1024 * 1024;
@@ -36,11 +35,14 @@ class PlainModule {}
 
 const platform = process.env.BENCH_PLATFORM ?? 'fastify';
 let app: INestApplication;
+// Only the platform in use is loaded, as in an app made for it (see spine.app.ts).
 if (platform === 'express') {
+  const { ExpressAdapter } = await import('@nestjs/platform-express');
   const express = await NestFactory.create<NestExpressApplication>(PlainModule, new ExpressAdapter(), { logger: false });
   express.useBodyParser('json', { limit: MAX_BODY });
   app = express;
 } else if (platform === 'fastify') {
+  const { FastifyAdapter } = await import('@nestjs/platform-fastify');
   app = await NestFactory.create(PlainModule, new FastifyAdapter({ bodyLimit: MAX_BODY }), { logger: false });
 } else {
   throw new Error(`BENCH_PLATFORM must be fastify or express, not ${platform}`);

@@ -8,8 +8,6 @@
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter } from '@nestjs/platform-express';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { JsonRpcModule, RpcMethod, RpcParam } from '@nest-jsonrpc/server';
 
 @Injectable()
@@ -30,9 +28,11 @@ class BenchModule {}
 
 const platform = process.env.BENCH_PLATFORM ?? 'fastify';
 if (platform !== 'fastify' && platform !== 'express') throw new Error(`BENCH_PLATFORM must be fastify or express, not ${platform}`);
+// Only the platform in use is loaded, as in an app made for it (and as nest-ceiling.mjs does): a
+// Fastify process holding Express, Multer and body-parser too would start with a bigger heap.
 const app: INestApplication =
   platform === 'express'
-    ? await NestFactory.create(BenchModule, new ExpressAdapter(), { logger: false })
-    : await NestFactory.create(BenchModule, new FastifyAdapter(), { logger: false });
+    ? await NestFactory.create(BenchModule, new (await import('@nestjs/platform-express')).ExpressAdapter(), { logger: false })
+    : await NestFactory.create(BenchModule, new (await import('@nestjs/platform-fastify')).FastifyAdapter(), { logger: false });
 await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });

@@ -98,11 +98,13 @@ export function median(values) {
  *
  * `measure(side)` returns a number, or several named figures of one slice (`{ rate, perCpu }`
  * from loadSlice); each comparison then holds `{ num, den, [figure]: { module, baseline, ratio } }`
- * (for a plain number the figure is `value`).
+ * (for a plain number the figure is `value`). `beforeRound(round)`, when given, runs before each
+ * round (the spine restarts its servers there, see `processes` in workloads/spine.mjs).
  */
-export async function alternatingRounds(rounds, order, measure, comparisons, label = '') {
+export async function alternatingRounds(rounds, order, measure, comparisons, label = '', { beforeRound } = {}) {
   const figures = Object.fromEntries(order.map((side) => [side, []]));
   for (let round = 0; round < rounds; round++) {
+    if (beforeRound) await beforeRound(round);
     const walk = round % 2 ? [...order].reverse() : order;
     const got = {};
     for (const side of walk) {

@@ -79,9 +79,15 @@ async function checkAnswers(name, url) {
   }
 }
 
-/** Slice length, rounds and warm-up: many short slices, since this machine's speed drifts over seconds. */
-function pacing({ rounds, quick }) {
-  return quick ? { seconds: 0.5, rounds: 2, warmup: 0.5 } : { seconds: 1, rounds: rounds * 6, warmup: 1 };
+/**
+ * Slice length, rounds, warm-up, and how many fresh server processes each workload's rounds are
+ * spread over: many short slices, since this machine's speed drifts over seconds; several
+ * processes, since one Node process can settle into a slower JIT state for its whole life (see
+ * "One process is one draw" in bench/README.md): the rounds of each process are pooled, so the
+ * median is over processes as well as over time.
+ */
+function pacing({ rounds, quick, processes }) {
+  return quick ? { seconds: 0.5, rounds: 2, warmup: 0.5, processes: 1 } : { seconds: 1, rounds: rounds * 6, warmup: 1, processes: processes ?? 3 };
 }
 
 /**
@@ -90,18 +96,33 @@ function pacing({ rounds, quick }) {
  * the four workloads (`beat`: the goal is a ratio above it, not at least it): the request rates,
  * then the requests per second of server CPU (Linux only). Goals are judged on the rates.
  */
-async function measureRows(servers, order, comparisons, { seconds, rounds, warmup }) {
+async function measureRows(servers, starters, order, comparisons, { seconds, rounds, warmup, processes }) {
   const rows = comparisons.map(() => ({ rate: [], perCpu: [] }));
+  const perProcess = Math.ceil(rounds / Math.max(1, processes));
   for (const w of WORKLOADS) {
     const connections = w.connections ?? 50;
     // Let every JIT settle on this body before anything is measured.
-    for (const side of order) await requestRate(`${servers[side].url}/rpc`, w.body, { seconds: warmup, connections });
+    const warm = async () => {
+      for (const side of order) await requestRate(`${servers[side].url}/rpc`, w.body, { seconds: warmup, connections });
+    };
+    await warm();
+    // Every `perProcess` rounds, each server is replaced by a fresh process (warmed up again).
+    const beforeRound = async (round) => {
+      if (round === 0 || round % perProcess !== 0) return;
+      console.error(`  ${w.workload}: fresh server processes`);
+      for (const side of order) {
+        await servers[side].stop();
+        servers[side] = await starters[side]();
+      }
+      await warm();
+    };
     const measured = await alternatingRounds(
       rounds,
       order,
       (side) => loadSlice(servers[side], w.body, { seconds, connections }),
       comparisons.map((c) => [c.num, c.den]),
       w.workload,
+      { beforeRound },
     );
     comparisons.forEach((c, i) => {
       const { rate, perCpu } = measured.ratios[i];
@@ -154,8 +175,8 @@ export default {
    * the Nest-Express ceiling (goal) and the plain Express @Controller (goal: ahead of it).
    * `platforms` picks either or both.
    */
-  async run({ rounds, quick, platforms = ['fastify', 'express'] }) {
-    const pace = pacing({ rounds, quick });
+  async run({ rounds, quick, processes, platforms = ['fastify', 'express'] }) {
+    const pace = pacing({ rounds, quick, processes });
     const servers = {};
     const results = [];
     try {
@@ -163,9 +184,11 @@ export default {
         ...(platforms.includes('fastify') ? ['bare', 'fastifyModule', 'fastifyCeiling', 'fastifyController'] : []),
         ...(platforms.includes('express') ? ['expressMinimal', 'expressCeiling', 'expressController'] : []),
       ];
-      for (const side of wanted) servers[side] = await startServer(SERVERS[side].script, SERVERS[side].env);
+      const starters = Object.fromEntries(wanted.map((side) => [side, () => startServer(SERVERS[side].script, SERVERS[side].env)]));
+      starters.expressModule = () => startModuleOnExpress(SERVERS.expressModule.script);
+      for (const side of wanted) servers[side] = await starters[side]();
       if (platforms.includes('express')) {
-        servers.expressModule = await startModuleOnExpress(SERVERS.expressModule.script);
+        servers.expressModule = await starters.expressModule();
         if (!servers.expressModule) {
           delete servers.expressModule;
           results.push(note('module on Express: not supported by this build'));
@@ -191,7 +214,7 @@ export default {
         has('expressModule', 'fastifyModule') && compare('expressModule', 'fastifyModule'),
         has('expressCeiling', 'fastifyCeiling') && compare('expressCeiling', 'fastifyCeiling'),
       ].filter(Boolean);
-      results.push(...(await measureRows(servers, order, comparisons, pace)));
+      results.push(...(await measureRows(servers, starters, order, comparisons, pace)));
     } finally {
       await stopAll(servers);
     }
@@ -204,8 +227,8 @@ export default {
    * alternating with the platform's Nest ceiling in every round. Rows: B / A, and each build
    * against the ceiling, on Fastify and, when both builds serve Express, on Express.
    */
-  async runAb({ rounds, quick, platforms = ['fastify', 'express'], ab: [refA, refB] }) {
-    const pace = pacing({ rounds, quick });
+  async runAb({ rounds, quick, processes, platforms = ['fastify', 'express'], ab: [refA, refB] }) {
+    const pace = pacing({ rounds, quick, processes });
     const builds = { A: prepareBuild(refA, ['spine.app.ts']), B: prepareBuild(refB, ['spine.app.ts']) };
     for (const build of Object.values(builds)) for (const text of build.notes) console.error(`  NOTE ${text}`);
     // A commit's own bench app knows nothing of BENCH_PLATFORM: it is measured on Fastify only.
@@ -219,13 +242,14 @@ export default {
     for (const platform of platforms) {
       const servers = {};
       const names = { ceiling: platform === 'fastify' ? 'Nest-Fastify ceiling' : 'Nest-Express ceiling', A: builds.A.label, B: builds.B.label };
+      const starters = { ceiling: () => startServer(baseline('nest-ceiling.mjs'), { BENCH_PLATFORM: platform }) };
+      for (const side of ['A', 'B']) {
+        const app = builds[side].apps['spine.app.ts'];
+        if (platform === 'fastify') starters[side] = () => startServer(app, { BENCH_PLATFORM: 'fastify' });
+        else if (!own(side)) starters[side] = () => startModuleOnExpress(app);
+      }
       try {
-        servers.ceiling = await startServer(baseline('nest-ceiling.mjs'), { BENCH_PLATFORM: platform });
-        for (const side of ['A', 'B']) {
-          const app = builds[side].apps['spine.app.ts'];
-          if (platform === 'fastify') servers[side] = await startServer(app, { BENCH_PLATFORM: 'fastify' });
-          else if (!own(side)) servers[side] = await startModuleOnExpress(app);
-        }
+        for (const side of ['ceiling', 'A', 'B']) if (starters[side]) servers[side] = await starters[side]();
         if (!servers.A || !servers.B) {
           const why = (side) => `${names[side]} ${own(side) ? 'runs its own bench app, on Fastify only' : 'does not serve Express'}`;
           const row = `A/B on Express: left out, ${['A', 'B'].filter((side) => !servers[side]).map(why).join('; ')}`;
@@ -236,7 +260,7 @@ export default {
         for (const [side, server] of Object.entries(servers)) await checkAnswers(names[side], server.url);
         const on = platform === 'fastify' ? '' : ' on Express';
         const comparison = (num, den) => ({ num, den, workload: (w) => `${w.workload}${on}: ${names[num]} / ${names[den]}` });
-        results.push(...(await measureRows(servers, ['ceiling', 'A', 'B'], [comparison('B', 'A'), comparison('A', 'ceiling'), comparison('B', 'ceiling')], pace)));
+        results.push(...(await measureRows(servers, starters, ['ceiling', 'A', 'B'], [comparison('B', 'A'), comparison('A', 'ceiling'), comparison('B', 'ceiling')], pace)));
       } finally {
         await stopAll(servers);
       }
