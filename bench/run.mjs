@@ -37,6 +37,10 @@ const only = option('--only')?.split(',');
 const rounds = Number(option('--rounds') ?? 3);
 const quick = args.includes('--quick');
 const processes = option('--processes') === undefined ? undefined : Number(option('--processes'));
+if (processes !== undefined && !(Number.isInteger(processes) && processes > 0)) {
+  console.error('--processes is a whole number above 0');
+  process.exit(2);
+}
 const ab = option('--ab', 2);
 const platform = option('--platform') ?? 'both';
 if (!['fastify', 'express', 'both'].includes(platform)) {
