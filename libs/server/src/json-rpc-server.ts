@@ -9,6 +9,7 @@ import type { BodyBounds } from './http/body-limit.js';
 import { RpcExchangeFactory, type HttpEdge } from './http/http-edge.js';
 import { RpcHttpRoutes } from './http/rpc-http-routes.js';
 import { RpcReplyWriter } from './http/rpc-reply-writer.js';
+import { keepTickObjectShape } from './http/tick-object-shape.js';
 import type { ResolvedDurableOptions } from './options/durable-options.js';
 import type { ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import type { ResolvedLimitsOptions } from './options/limits-options.js';
@@ -72,6 +73,8 @@ export class JsonRpcServer implements OnModuleInit {
       this.logger.warn('No HTTP adapter (application context only): JSON-RPC routes are not mounted');
       return;
     }
+    // Node 20 loses speed for good in some processes without it (http/tick-object-shape.ts).
+    keepTickObjectShape();
     const { pipeline, logger, path, stream, httpStatus, maxRequestSize, maxBatchSize, batchConcurrency, durable, mcp, openrpc, explorer, limits } = this;
     const bounds = { maxRequestSize, limits };
     const writer = new RpcReplyWriter(this.mapper, logger, bounds);
