@@ -23,6 +23,7 @@ import { RpcMetadataAccessor } from './registry/rpc-metadata-accessor.js';
 import { RpcMethodExplorer } from './registry/rpc-method-explorer.js';
 import { RpcRateLimiters } from './throttling/rpc-rate-limiters.js';
 import { RpcToolset } from './toolset/rpc-toolset.js';
+import { keepTickObjectShape } from './http/tick-object-shape.js';
 
 /** `forRootAsync`: exactly one of `useFactory`, `useClass` or `useExisting`, as `ThrottlerModule.forRootAsync`. */
 export interface JsonRpcModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -102,6 +103,9 @@ export class JsonRpcModule {
   }
 
   private static build(imports: NonNullable<DynamicModule['imports']>, optionsProviders: Provider[]): DynamicModule {
+    // As early as the app's root module is declared, before Nest builds the app: a tick site that
+    // has already met two maps cannot be helped (http/tick-object-shape.ts).
+    keepTickObjectShape();
     return {
       module: JsonRpcModule,
       global: true,

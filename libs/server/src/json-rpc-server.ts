@@ -73,7 +73,7 @@ export class JsonRpcServer implements OnModuleInit {
       this.logger.warn('No HTTP adapter (application context only): JSON-RPC routes are not mounted');
       return;
     }
-    // Node 20 loses speed for good in some processes without it (http/tick-object-shape.ts).
+    // Done when the module was declared (json-rpc-module.ts); again here for a server built otherwise.
     keepTickObjectShape();
     const { pipeline, logger, path, stream, httpStatus, maxRequestSize, maxBatchSize, batchConcurrency, durable, mcp, openrpc, explorer, limits } = this;
     const bounds = { maxRequestSize, limits };

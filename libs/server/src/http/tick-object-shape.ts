@@ -20,8 +20,11 @@ function nothing(): void {}
  * back pointers every map of the chain, so the remembered maps never change.
  *
  * How: the object is handed to async hooks' `init` as the resource of type `TickObject`; a hook is
- * enabled for one `nextTick` call at bootstrap, then disabled (no cost afterwards). Once per
- * process; returns the object kept (undefined if this Node hands none over — then nothing changes).
+ * enabled for one `nextTick` call, then disabled (no cost afterwards). It runs as early as the
+ * module can: when `JsonRpcModule.forRoot`/`forRootAsync` is called (as the app's root module is
+ * declared), and again, doing nothing, when the server mounts its routes — a site that met a
+ * second map before then cannot be helped. Once per process; returns the object kept (undefined
+ * if this Node hands none over — then nothing changes).
  */
 export function keepTickObjectShape(): object | undefined {
   if (kept !== undefined) return kept;
