@@ -31,17 +31,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { prepareBuild } from './lib/ab-builds.mjs';
-import { median } from './lib/harness.mjs';
+import { cliOption, median } from './lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-function option(name, count = 1) {
-  const at = args.indexOf(name);
-  if (at < 0) return undefined;
-  const values = args.slice(at + 1, at + 1 + count);
-  if (values.length < count || values.some((v) => v.startsWith('--'))) fail(`${name} needs ${count} value${count > 1 ? 's' : ''}`);
-  return count === 1 ? values[0] : values;
-}
+const option = (name, count) => cliOption(args, name, count);
 function fail(message) {
   console.error(message);
   process.exit(2);

@@ -18,20 +18,12 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cliOption } from './lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 
-function option(name, count = 1) {
-  const at = args.indexOf(name);
-  if (at < 0) return undefined;
-  const values = args.slice(at + 1, at + 1 + count);
-  if (values.length < count || values.some((v) => v.startsWith('--'))) {
-    console.error(`${name} needs ${count} value${count > 1 ? 's' : ''}`);
-    process.exit(2);
-  }
-  return count === 1 ? values[0] : values;
-}
+const option = (name, count) => cliOption(args, name, count);
 
 const only = option('--only')?.split(',');
 const rounds = Number(option('--rounds') ?? 3);

@@ -141,3 +141,18 @@ export async function pairedRounds(rounds, measure, label = '') {
   const { ratios } = await alternatingRounds(rounds, ['module', 'baseline'], measure, [['module', 'baseline']], label);
   return ratios[0].value;
 }
+
+/**
+ * The value of the command-line option `name` in `args` (an array of `count` values when
+ * `count` > 1), undefined when absent; a missing value is a usage error (exit code 2).
+ */
+export function cliOption(args, name, count = 1) {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const values = args.slice(at + 1, at + 1 + count);
+  if (values.length < count || values.some((v) => v.startsWith('--'))) {
+    console.error(`${name} needs ${count} value${count > 1 ? 's' : ''}`);
+    process.exit(2);
+  }
+  return count === 1 ? values[0] : values;
+}
