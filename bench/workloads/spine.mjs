@@ -10,27 +10,21 @@ import { fileURLToPath } from 'node:url';
 import { answer } from '../baseline/rpc-dispatch.mjs';
 import { prepareBuild } from '../lib/ab-builds.mjs';
 import { alternatingRounds, loadSlice, pairedRounds, requestRate, startServer } from '../lib/harness.mjs';
+import { BATCH_OF_20, NOTIFICATION, ONE_CALL, ONE_MB_ECHO } from '../lib/spine-bodies.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const baseline = (file) => join(here, '..', 'baseline', file);
 const dist = (file) => join(here, '..', 'dist', file);
-
-const batch20 = JSON.stringify(
-  Array.from({ length: 20 }, (_, i) =>
-    i % 2 ? { jsonrpc: '2.0', method: 'add', params: { a: i, b: 1 }, id: i } : { jsonrpc: '2.0', method: 'echo', params: { i }, id: i },
-  ),
-);
-const oneMb = JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { blob: 'x'.repeat(1024 * 1024 - 100) }, id: 1 });
 
 /**
  * `ceiling`: the goal against the Nest app's own instance (the raw route of nest-ceiling.mjs) on
  * either platform; `bare`: the goal against bare Fastify, kept from the first benchmark.
  */
 const WORKLOADS = [
-  { workload: 'one call (add)', body: JSON.stringify({ jsonrpc: '2.0', method: 'add', params: { a: 1, b: 2 }, id: 1 }), ceiling: 0.97, bare: 0.9 },
-  { workload: 'batch of 20', body: batch20, ceiling: 0.97, bare: 0.9 },
-  { workload: 'notification', body: JSON.stringify({ jsonrpc: '2.0', method: 'add', params: { a: 1, b: 2 } }), ceiling: 0.97, bare: 0.9 },
-  { workload: '1 MB payload (echo)', body: oneMb, ceiling: 0.95, bare: 0.95, connections: 10 },
+  { workload: 'one call (add)', body: ONE_CALL, ceiling: 0.97, bare: 0.9 },
+  { workload: 'batch of 20', body: BATCH_OF_20, ceiling: 0.97, bare: 0.9 },
+  { workload: 'notification', body: NOTIFICATION, ceiling: 0.97, bare: 0.9 },
+  { workload: '1 MB payload (echo)', body: ONE_MB_ECHO, ceiling: 0.95, bare: 0.95, connections: 10 },
 ];
 
 /** The servers of the spine workloads; `name` is how the rows call them. */
@@ -147,7 +141,7 @@ function compare(num, den, { goal, beat = false } = {}) {
  * module does, its ratio cannot beat this one, since its routes live in the same Nest app.
  */
 async function nestAdapterFloor({ seconds, rounds, warmup }) {
-  const body = JSON.stringify({ jsonrpc: '2.0', method: 'add', params: { a: 1, b: 2 } });
+  const body = NOTIFICATION;
   const nest = await startServer(baseline('nest-empty.mjs'));
   const bare = await startServer(baseline('bare-empty.mjs'));
   try {
