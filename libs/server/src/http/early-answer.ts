@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks'; // the global `performance` is a getter, run on every read
 import type { ResolvedLimitsOptions } from '../options/limits-options.js';
 
 /**

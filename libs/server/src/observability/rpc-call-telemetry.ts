@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type * as OtelApi from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks'; // the global `performance` is a getter, run on every read
 import type { RpcErrorMapping, RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { ResolvedObservabilityOptions } from '../options/observability-options.js';
 import type { RpcCallObserver, RpcCallRunner } from '../pipeline/rpc-call-observer.js';

@@ -1,4 +1,5 @@
 import type * as OtelApi from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks'; // the global `performance` is a getter, run on every read
 import type { RpcErrorObject } from '@nest-jsonrpc/protocol';
 import type { RpcContext, RpcHttpExchange } from '../context/rpc-context.js';
 import type { DurableRpcContext } from '../durable/durable-rpc-context.js';
