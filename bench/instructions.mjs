@@ -61,7 +61,8 @@ try {
 // A batch carries 20 calls, each batch a ~20x bigger answer: fewer requests, still enough of them
 // in a round that a scavenge or two do not swing it (rounds of 200 batches read 292,000–577,000).
 const callsPerRequest = workload === 'batch' ? 20 : 1;
-const WARM_UP = callsPerRequest > 1 ? 2_000 : 16_000;
+const SINGLE_WARM_UP = 16_000;
+const WARM_UP = callsPerRequest > 1 ? 2_000 : SINGLE_WARM_UP;
 const UNMEASURED = callsPerRequest > 1 ? 50 : 300;
 const MEASURED = callsPerRequest > 1 ? 1_000 : 4_000;
 const body = BODIES[workload];
@@ -108,7 +109,7 @@ async function count(label, script, env) {
     }
     // A batch is warmed up with single calls first: the per-request path (HTTP, parse, answer)
     // needs as many requests to settle as for the other workloads, the per-item path as many calls.
-    if (callsPerRequest > 1) await load(url, 16_000, ONE_CALL);
+    if (callsPerRequest > 1) await load(url, SINGLE_WARM_UP, ONE_CALL);
     await load(url, WARM_UP);
     const perRequest = [];
     for (let round = 1; round <= rounds; round++) {
