@@ -44,6 +44,15 @@ describe('response serialisation', () => {
     expect(() => serializeResult(cycle)).toThrow(TypeError);
   });
 
+  it('numbers and booleans are written as JSON.stringify writes them, non-finite numbers as null', () => {
+    const values = [0, -0, 1, -1, 1.5, 0.1 + 0.2, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER + 2, -1.7976931348623157e308, NaN, Infinity, -Infinity, true, false];
+    for (const value of values) expect(serializeResult(value)).toBe(JSON.stringify(value));
+    expect(serializeResult(NaN)).toBe('null');
+    expect(serializeResult(-0)).toBe('0');
+    // Boxed numbers are objects: JSON.stringify unboxes them, and a toJSON on them is honoured.
+    expect(serializeResult(Object(2))).toBe('2');
+  });
+
   it('a batch joins its items in an array', () => {
     expect(serializeBatch(['{"a":1}', '{"b":2}'])).toBe('[{"a":1},{"b":2}]');
     expect(serializeBatch(['{"a":1}'])).toBe('[{"a":1}]');

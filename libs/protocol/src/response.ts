@@ -26,7 +26,7 @@ export function serializeErrorObject(error: RpcErrorObject): string {
 
 export function serializeId(id: RpcId | undefined): string {
   if (id === null || id === undefined) return 'null';
-  return typeof id === 'number' ? String(id) : JSON.stringify(id);
+  return typeof id === 'number' ? '' + id : JSON.stringify(id);
 }
 
 /**
@@ -35,6 +35,10 @@ export function serializeId(id: RpcId | undefined): string {
  * (BigInt, cycles): the caller turns that into an internal error.
  */
 export function serializeResult(result: unknown): string {
+  // A number's or a boolean's JSON is its ToString (ECMA-262 SerializeJSONProperty; primitives
+  // have no toJSON), without `JSON.stringify`'s fixed cost — several times the text's under callgrind.
+  if (typeof result === 'number') return Number.isFinite(result) ? '' + result : 'null';
+  if (typeof result === 'boolean') return result ? 'true' : 'false';
   const json = JSON.stringify(result);
   return json === undefined ? 'null' : json;
 }

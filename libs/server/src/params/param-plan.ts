@@ -25,6 +25,12 @@ type ArgSource =
       hasDefault: boolean;
       type: unknown;
       check: ValueCheck;
+      /**
+       * A test that, when it passes, means `check` would return the value as is and report
+       * nothing (a primitive type's `typeof`, or no check at all): the per-call path then skips
+       * `check` and the violations list it writes to. Undefined: always run `check`.
+       */
+      accepts: ((value: unknown) => boolean) | undefined;
       /** `@RpcParam(name, { schema })`: validates the value instead of `check`. */
       schema: StandardSchemaCheck | undefined;
       jsonSchema: RpcJsonSchema | undefined;
@@ -266,6 +272,8 @@ export class ParamPlan implements RpcArgsResolver {
             const message = `Missing required parameter "${source.name}"`;
             headline ??= message;
             (violations ??= []).push({ path: source.name, message, code: 'isDefined' });
+          } else if (source.accepts !== undefined && source.accepts(value)) {
+            out[i] = value;
           } else {
             const found = (violations ??= []).length;
             out[i] = source.check(value, source.name, violations);
@@ -372,12 +380,16 @@ export class ParamPlan implements RpcArgsResolver {
       if (schema !== undefined) this.problemList.push(`@RpcParam("${name}") has a schema and the method has a params schema: validate the param in one of them`);
       else if (isDto) this.problemList.push(`@RpcParam("${name}") is a DTO (${(type as ClassRef).name}) and the method has a params schema: params take one source, the DTO or the schema`);
       // It picks its value from what the params schema let through: nothing more to check.
-      return { ...base, optional: true, check: passThrough, schema: undefined };
+      return { ...base, optional: true, check: passThrough, accepts: acceptsAny, schema: undefined };
     }
     const optional = options.optional === true || 'default' in options;
-    if (schema === undefined) return { ...base, optional, check: this.valueCheck(type, rejectUnknown), schema: undefined };
+    if (schema === undefined) {
+      const check = this.valueCheck(type, rejectUnknown);
+      const accepts = check === passThrough ? acceptsAny : PRIMITIVE_CHECKS.get(type)?.test;
+      return { ...base, optional, check, accepts, schema: undefined };
+    }
     if (isDto) this.problemList.push(`@RpcParam("${name}") is typed with the DTO class ${(type as ClassRef).name} and has a schema: give it one source, the DTO or the schema`);
-    return { ...base, optional, check: passThrough, schema: new StandardSchemaCheck(schema) };
+    return { ...base, optional, check: passThrough, accepts: undefined, schema: new StandardSchemaCheck(schema) };
   }
 
   private dtoSource(type: ClassConstructor<object>, rejectUnknown: boolean, allowPositional: boolean): ArgSource {
@@ -408,4 +420,5 @@ export class ParamPlan implements RpcArgsResolver {
 }
 
 const passThrough: ValueCheck = (value) => value;
+const acceptsAny = (): boolean => true;
 type ClassRef = abstract new (...args: any[]) => unknown;
