@@ -49,7 +49,7 @@ describe('response serialisation', () => {
     for (const value of values) expect(serializeResult(value)).toBe(JSON.stringify(value));
     expect(serializeResult(NaN)).toBe('null');
     expect(serializeResult(-0)).toBe('0');
-    // Boxed numbers are objects: JSON.stringify unboxes them, and a toJSON on them is honoured.
+    // A boxed number is an object, not a number: it still goes through JSON.stringify, which unboxes it.
     expect(serializeResult(Object(2))).toBe('2');
   });
 

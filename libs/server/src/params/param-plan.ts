@@ -27,7 +27,7 @@ type ArgSource =
       check: ValueCheck;
       /**
        * A test that, when it passes, means `check` would return the value as is and report
-       * nothing (a primitive type's `typeof`, or no check at all): the per-call path then skips
+       * nothing (a primitive type's test — `typeof`, or `Array.isArray` for arrays — or no check at all): the per-call path then skips
        * `check` and the violations list it writes to. Undefined: always run `check`.
        */
       accepts: ((value: unknown) => boolean) | undefined;
