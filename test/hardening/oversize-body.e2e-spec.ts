@@ -144,6 +144,33 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
     expect(head.slice(head.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify(TOO_LARGE));
   });
 
+  // The size refusal comes before every other: before the media type (415), before the verb
+  // (405), whether or not the platform reads a body for that verb. `Expect: 100-continue` keeps
+  // the body unsent, so the 413 ends the exchange at once.
+  it.each([
+    ['POST', '/rpc', 'text/plain'],
+    ['POST', '/rpc/stream', 'text/plain'],
+    ['PUT', '/rpc', 'application/json'],
+    ['GET', '/rpc', undefined],
+    ['DELETE', '/rpc', undefined],
+    ['GET', '/rpc/stream', undefined],
+  ])('%s %s with an oversize declared length (%s): 413 before anything else', async (method, path, contentType) => {
+    const port = Number(new URL(t.url).port);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        const type = contentType ? `Content-Type: ${contentType}\r\n` : '';
+        socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\n${type}Content-Length: ${FIVE_MB.length}\r\nExpect: 100-continue\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head).toMatch(/\r\nconnection: close\r\n/i);
+    expect(head.slice(head.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify(TOO_LARGE));
+  });
+
   it('Expect: 100-continue within the limit: 100 Continue, then the answer (node:http)', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: [1], id: 1 });
     const answer = await new Promise<{ continued: boolean; status: number; text: string }>((resolve, reject) => {

@@ -80,19 +80,35 @@ export function continueRequest(req: IncomingMessage, res: ServerResponse, limit
 /** How often, at most, the body watch looks for requests that went away before their body arrived. */
 const SWEEP_MS = 1_000;
 
+/** A request under {@link BodyArrivalWatch}: a link of its list, which the caller holds until the body arrives. */
+export class WatchedBody<T> {
+  prev: WatchedBody<T> | undefined;
+  next: WatchedBody<T> | undefined;
+  watched = true;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly due: number,
+    readonly subject: T,
+  ) {}
+}
+
 /**
  * Bounds how long request bodies may take to arrive: `onLate(subject)` runs for a request whose
  * body has not arrived `timeoutMs` after {@link watch} (while the request is still open).
  *
  * One clock for all the requests of a route group, not a timer and a listener per request: a
- * request costs one map entry, dropped by {@link arrived} when its route runs. One unreferenced
- * timer runs while anything is watched: at the earliest deadline (every timeout is the same, so
- * the map's insertion order is deadline order), and at least every second, to drop requests that
- * completed or went away without reaching their route (a refused or aborted upload). A late body
- * is answered at its deadline, as with a timer of its own.
+ * request costs one link of a list, unlinked by {@link arrived} when its body is read. A list the
+ * caller holds the links of, rather than a `Map` keyed by request: no hash to give each request,
+ * and no table that grows and shrinks as requests come and go (bench/README.md, "The hooks of
+ * the hot path"). One unreferenced timer runs while anything is watched: at the earliest deadline
+ * (every timeout is the same, so the list's order is deadline order), and at least every second,
+ * to drop requests that completed or went away without saying so (a refused or aborted upload).
+ * A late body is answered at its deadline, as with a timer of its own.
  */
 export class BodyArrivalWatch<T> {
-  private readonly waiting = new Map<IncomingMessage, { readonly due: number; readonly subject: T }>();
+  private head: WatchedBody<T> | undefined;
+  private tail: WatchedBody<T> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -100,15 +116,29 @@ export class BodyArrivalWatch<T> {
     private readonly onLate: (subject: T) => void,
   ) {}
 
-  /** Starts the clock of `req`'s body; `subject` is what `onLate` gets if it is late. */
-  watch(req: IncomingMessage, subject: T): void {
-    this.waiting.set(req, { due: performance.now() + this.timeoutMs, subject });
+  /** Starts the clock of `req`'s body; `subject` is what `onLate` gets if it is late. Hand the link to {@link arrived}. */
+  watch(req: IncomingMessage, subject: T): WatchedBody<T> {
+    const link = new WatchedBody(req, performance.now() + this.timeoutMs, subject);
+    link.prev = this.tail;
+    if (this.tail === undefined) this.head = link;
+    else this.tail.next = link;
+    this.tail = link;
     if (this.timer === undefined) this.arm(Math.min(this.timeoutMs, SWEEP_MS));
+    return link;
   }
 
-  /** The body of `req` has arrived (its route runs): nothing more to watch. */
-  arrived(req: IncomingMessage): void {
-    if (this.waiting.size !== 0) this.waiting.delete(req);
+  /** The body has arrived (or the request is answered): nothing more to watch. Once is enough; later calls do nothing. */
+  arrived(link: WatchedBody<T> | undefined): void {
+    if (link?.watched) this.unlink(link);
+  }
+
+  private unlink(link: WatchedBody<T>): void {
+    link.watched = false;
+    if (link.prev === undefined) this.head = link.next;
+    else link.prev.next = link.next;
+    if (link.next === undefined) this.tail = link.prev;
+    else link.next.prev = link.prev;
+    link.prev = link.next = undefined;
   }
 
   private arm(delayMs: number): void {
@@ -121,14 +151,16 @@ export class BodyArrivalWatch<T> {
     const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
     const late: T[] = [];
-    for (const [req, { due, subject }] of this.waiting) {
-      if (req.complete || req.destroyed) this.waiting.delete(req);
-      else if (due <= now) {
-        this.waiting.delete(req);
-        late.push(subject);
-      } else if (due < next) next = due;
+    for (let link = this.head; link !== undefined; ) {
+      const following = link.next;
+      if (link.req.complete || link.req.destroyed) this.unlink(link);
+      else if (link.due <= now) {
+        this.unlink(link);
+        late.push(link.subject);
+      } else if (link.due < next) next = link.due;
+      link = following;
     }
-    if (this.waiting.size !== 0) this.arm(Math.min(next - now, SWEEP_MS));
+    if (this.head !== undefined) this.arm(Math.min(next - now, SWEEP_MS));
     for (const subject of late) this.onLate(subject);
   }
 }

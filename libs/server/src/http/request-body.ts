@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** How reading a request body ended. */
 export type BodyReading =
@@ -10,8 +10,9 @@ export type BodyReading =
   | { readonly gone: true };
 
 /**
- * Reads `req` to its end, at most `limit` bytes: the module's own body reader where the platform
- * does not read bodies itself (Express — Fastify's content-type parser does it there). Bytes are
+ * Reads `req` (a request, or the stream a Fastify `preParsing` hook made of it) to its end, at
+ * most `limit` bytes: the module's own body reader, on Express and in the Fastify parser of the
+ * routes without an `onRequest` hook (`platforms/fastify-platform.ts`). Bytes are
  * counted while they arrive, so nothing past the limit is buffered; the whole body is decoded
  * once at the end, so a character split across chunks stays whole.
  *
@@ -19,31 +20,38 @@ export type BodyReading =
  * with the lingering close of `early-answer.ts`, which reads on where this stops, and the text is
  * always UTF-8 — a dozen lines, no charset tables.
  */
-export function readRequestBody(req: IncomingMessage, limit: number): Promise<BodyReading> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    const finish = (reading: BodyReading): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('close', onGone);
-      resolve(reading);
-    };
-    const onData = (chunk: Buffer): void => {
-      length += chunk.length;
-      if (length > limit) {
-        // Held until the 413's lingering close reads (and discards) the rest.
-        req.pause();
-        return finish({ tooLarge: true });
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish({ text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, length).toString('utf8') });
-    const onGone = (): void => finish({ gone: true });
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onGone);
-    req.once('close', onGone);
-  });
+export function readRequestBody(req: Readable, limit: number): Promise<BodyReading> {
+  return new Promise((resolve) => readBody(req, limit, resolve));
+}
+
+/**
+ * {@link readRequestBody} with a callback, for a caller that goes on with one (Fastify's parser):
+ * no Promise and no microtask per request. `done` runs once.
+ */
+export function readBody(req: Readable, limit: number, done: (reading: BodyReading) => void): void {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const finish = (reading: BodyReading): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onGone);
+    req.off('close', onGone);
+    done(reading);
+  };
+  const onData = (chunk: Buffer): void => {
+    length += chunk.length;
+    if (length > limit) {
+      // Held until the 413's lingering close reads (and discards) the rest.
+      req.pause();
+      return finish({ tooLarge: true });
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => finish({ text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, length).toString('utf8') });
+  const onGone = (): void => finish({ gone: true });
+  // `on`, not `once`: `finish` takes every listener off, and `once` would wrap each in a closure.
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onGone);
+  req.on('close', onGone);
 }

@@ -230,11 +230,11 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
     }
     if (req.readableDidRead || req.readableEnded) return this.consumedElsewhere(group, route, req, res);
     continueRequest(req, res, limit);
-    arrivals?.watch(req, res);
+    const watched = arrivals?.watch(req, res);
     return readRequestBody(req, limit).then((reading): Claim => {
       if ('tooLarge' in reading) return this.refuse(group, route, req, res, 'tooLarge');
       if ('gone' in reading) return REFUSED;
-      arrivals?.arrived(req);
+      arrivals?.arrived(watched);
       if (!readsJson) return NO_BODY;
       // As on Fastify, where `request.body` is the text the module's parser handed over.
       (req as { body?: unknown }).body = reading.text;

@@ -1,19 +1,50 @@
 import type { Logger } from '@nestjs/common';
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { JSON_RPC_REQUEST_MEDIA_TYPES } from '@nest-jsonrpc/protocol';
 import type { HttpPlatform } from '../context/http-platform.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import { bodyLimitOf, type BodyBounds } from '../http/body-limit.js';
-import { awaitsContinue, BodyArrivalWatch, continueRequest, declaredLength, declaresBody, routeContinueChecks } from '../http/early-answer.js';
+import { awaitsContinue, BodyArrivalWatch, continueRequest, declaredLength, declaresBody, routeContinueChecks, type WatchedBody } from '../http/early-answer.js';
+import { readBody } from '../http/request-body.js';
 import type { HttpEdge, HttpRoute, HttpRouteGroup, RpcExchangeFactory } from '../http/http-edge.js';
 import { trackRequestlessConnections } from '../http/requestless-connections.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { TransportErrorKind } from '../http/transport-errors.js';
 
-/** What Fastify raised before a route ran, as a kind of the transport-error catalogue. */
+/** A body that did not arrive within `limits.bodyTimeoutMs`, raised by the module's body reader. */
+const BODY_TIMEOUT = 'NEST_JSONRPC_BODY_TIMEOUT';
+/** The client went away before its body was complete: nobody reads the answer. */
+const BODY_GONE = 'NEST_JSONRPC_BODY_GONE';
+
+type ParsedBody = (error: Error | null, body?: string) => void;
+
+/**
+ * The body watch of a group with an `onRequest` hook: started by the hook, ended by the route,
+ * which do not share a scope — the link goes from one to the other through a `WeakMap`.
+ */
+class HookedBodyWatch {
+  private readonly links = new WeakMap<IncomingMessage, WatchedBody<FastifyReply>>();
+
+  constructor(private readonly arrivals: BodyArrivalWatch<FastifyReply>) {}
+
+  watch(req: IncomingMessage, reply: FastifyReply): void {
+    this.links.set(req, this.arrivals.watch(req, reply));
+  }
+
+  arrived(req: IncomingMessage): void {
+    this.arrivals.arrived(this.links.get(req));
+  }
+}
+
+/** What Fastify (or the module's body reader) raised before a route ran, as a kind of the transport-error catalogue. */
 function transportErrorKind(error: FastifyError): TransportErrorKind {
   switch (error.code) {
+    case BODY_TIMEOUT:
+      return 'bodyTimeout';
+    case BODY_GONE:
+      return 'unreadableBody';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'tooLarge';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -33,11 +64,18 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
  * - `json` groups replace the inherited content-type parsers with one that hands over the raw
  *   text of the JSON media types (others: `FST_ERR_CTP_INVALID_MEDIA_TYPE`, 415), so a bad body
  *   is the route's -32700, not Fastify's 400;
- * - a declared `Content-Length` over `maxRequestSize` is refused in the plugin's `onRequest` hook,
- *   before anything is read (any media type, any verb), with Fastify's own
- *   `FST_ERR_CTP_BODY_TOO_LARGE` — the error Fastify raises for a chunked body counted past the
- *   limit — so both reach the plugin's error handler, which answers the catalogue's refusal;
- * - the same hook arms the body timeout, and runs the group's `admit` check.
+ * - a declared `Content-Length` over `maxRequestSize` is refused before anything is read (any
+ *   media type, any verb), with Fastify's own `FST_ERR_CTP_BODY_TOO_LARGE` — the error Fastify
+ *   raises for a chunked body counted past the limit — so both reach the plugin's error handler,
+ *   which answers the catalogue's refusal (and a 415 whose declared length is over the limit
+ *   too is answered 413, as the size refusal comes first on every route);
+ * - the body timeout is armed before the body is read, and the group's `admit` check runs then.
+ *
+ * Where that happens: a `json` group without an `admit` check (`/rpc`, `/rpc/stream`) has no
+ * `onRequest` hook — its parser reads the body itself (`http/request-body.ts`), refusing a
+ * declared length over the limit and arming the timeout first, and its routes refuse an oversize
+ * declared length on the verbs Fastify parses no body for. A hook would run for every request
+ * (bench/README.md, "The hooks of the hot path"). Other groups do it in the plugin's `onRequest` hook.
  */
 export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyReply>, HttpEdge {
   readonly type = 'fastify';
@@ -109,32 +147,26 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     const limit = this.bodyLimit;
     const timeoutMs = this.options.limits.bodyTimeoutMs;
     return (instance, _opts, done) => {
-      const arrivals = timeoutMs > 0 ? new BodyArrivalWatch<FastifyReply>(timeoutMs, (reply) => this.bodyLate(group, reply.request, reply)) : undefined;
+      const readsInParser = group.body === 'json' && group.admit === undefined;
+      const arrivals =
+        timeoutMs > 0 && !readsInParser ? new HookedBodyWatch(new BodyArrivalWatch<FastifyReply>(timeoutMs, (reply) => this.bodyLate(group, reply.request, reply))) : undefined;
       if (group.body === 'json') {
         instance.removeAllContentTypeParsers();
-        instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], { parseAs: 'string', bodyLimit: limit }, (_request, body, parsed) => {
-          parsed(null, body);
-        });
-      }
-      instance.addHook('onRequest', (request, reply, hookDone) => {
-        const headers = request.raw.headers;
-        const length = declaredLength(headers);
-        if (length > limit) return hookDone(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-        if (arrivals !== undefined && declaresBody(headers, length)) arrivals.watch(request.raw, reply);
-        if (group.admit) {
-          const exchange = this.exchangeOf(request, reply);
-          const refusal = group.admit(exchange);
-          // Refused: answered here, and the request goes no further (no `hookDone`).
-          if (refusal) return this.writer.sendTransportError(exchange, group.family, refusal.kind, refusal.detail);
+        if (readsInParser) instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], this.bodyReader(limit, timeoutMs));
+        else {
+          instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], { parseAs: 'string', bodyLimit: limit }, (_request, body, parsed) => {
+            parsed(null, body);
+          });
         }
-        hookDone();
-      });
+      }
+      if (!readsInParser) this.addEarlyChecks(instance, group, limit, arrivals);
       instance.setErrorHandler((error: FastifyError, request, reply) => {
-        const kind = transportErrorKind(error);
+        let kind = transportErrorKind(error);
+        if (kind === 'unsupportedMediaType' && declaredLength(request.raw.headers) > limit) kind = 'tooLarge';
         if (kind === 'internal') this.logger.error(`${group.name} ${request.method} ${request.url} failed before its route could answer: ${error.message}`, error.stack);
         this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, kind);
       });
-      for (const route of group.routes) this.route(instance, group, route, limit, arrivals);
+      for (const route of group.routes) this.route(instance, group, route, limit, arrivals, readsInParser);
       if (group.onClose) {
         const onClose = group.onClose;
         instance.addHook('preClose', (hookDone) => {
@@ -145,13 +177,70 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     };
   }
 
-  private route(instance: FastifyInstance, group: HttpRouteGroup, route: HttpRoute, bodyLimit: number, arrivals: BodyArrivalWatch<FastifyReply> | undefined): void {
+  /** The group's `onRequest` hook: the size refusal, the body timeout, the `admit` check. */
+  private addEarlyChecks(instance: FastifyInstance, group: HttpRouteGroup, limit: number, arrivals: HookedBodyWatch | undefined): void {
+    instance.addHook('onRequest', (request, reply, hookDone) => {
+      const headers = request.raw.headers;
+      const length = declaredLength(headers);
+      if (length > limit) return hookDone(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      if (arrivals !== undefined && declaresBody(headers, length)) arrivals.watch(request.raw, reply);
+      if (group.admit) {
+        const exchange = this.exchangeOf(request, reply);
+        const refusal = group.admit(exchange);
+        // Refused: answered here, and the request goes no further (no `hookDone`).
+        if (refusal) return this.writer.sendTransportError(exchange, group.family, refusal.kind, refusal.detail);
+      }
+      hookDone();
+    });
+  }
+
+  /**
+   * The parser of a `json` group without a hook: a declared length over `limit` is refused before
+   * anything is read; the body is read as text under `limit`, within `timeoutMs` (one clock for
+   * all the group's requests, `BodyArrivalWatch`). What it cannot read goes to the plugin's error
+   * handler, as Fastify's own parser errors do.
+   */
+  private bodyReader(limit: number, timeoutMs: number): (request: FastifyRequest, payload: Readable, parsed: ParsedBody) => void {
+    const arrivals = timeoutMs > 0 ? new BodyArrivalWatch<ParsedBody>(timeoutMs, (late) => late(Object.assign(new Error('The request body did not arrive in time'), { code: BODY_TIMEOUT }))) : undefined;
+    return (request, payload, parsed) => {
+      const req = request.raw;
+      if (declaredLength(req.headers) > limit) return parsed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      let settled = false;
+      // Once: a late body is answered at its deadline, and the reading that ends afterwards is not.
+      const settle: ParsedBody = (error, body) => {
+        if (settled) return;
+        settled = true;
+        parsed(error, body);
+      };
+      const watched = arrivals?.watch(req, settle);
+      readBody(payload, limit, (reading) => {
+        arrivals?.arrived(watched);
+        if ('text' in reading) settle(null, reading.text);
+        else if ('tooLarge' in reading) settle(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+        else settle(Object.assign(new Error('The client went away before its body was complete'), { code: BODY_GONE, statusCode: 400 }));
+      });
+    };
+  }
+
+  private route(
+    instance: FastifyInstance,
+    group: HttpRouteGroup,
+    route: HttpRoute,
+    bodyLimit: number,
+    arrivals: HookedBodyWatch | undefined,
+    readsInParser: boolean,
+  ): void {
     const { path, handle } = route;
     const withBody = group.body === 'json';
     const handler = (request: FastifyRequest, reply: FastifyReply) => {
+      const body = withBody ? (request.body as string | undefined) : undefined;
+      // No body parsed (a GET, or a DELETE without a media type): its declared length is still bounded.
+      if (readsInParser && body === undefined && declaredLength(request.raw.headers) > bodyLimit) {
+        return this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, 'tooLarge');
+      }
       // Fastify reads no body for a GET: one sent anyway to such a route stays watched.
       if (request.raw.complete) arrivals?.arrived(request.raw);
-      return handle(this.exchanges.create(this, request, reply, path, withBody ? (request.body as string | undefined) : undefined));
+      return handle(this.exchanges.create(this, request, reply, path, body));
     };
     if (route.method === '*') instance.all(path, { bodyLimit }, handler);
     else instance.route({ method: typeof route.method === 'string' ? route.method : [...route.method], url: path, bodyLimit, exposeHeadRoute: route.head, handler });
