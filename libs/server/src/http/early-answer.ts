@@ -100,10 +100,11 @@ export class WatchedBody<T> {
  * One clock for all the requests of a route group, not a timer and a listener per request: a
  * request costs one link of a list, unlinked by {@link arrived} when its body is read. A list the
  * caller holds the links of, rather than a `Map` keyed by request: no hash to give each request,
- * and no table that grows and shrinks as requests come and go (bench/README.md, "The hooks of
- * the hot path"). One unreferenced timer runs while anything is watched: at the earliest deadline
- * (every timeout is the same, so the list's order is deadline order), and at least every second,
- * to drop requests that completed or went away without saying so (a refused or aborted upload).
+ * and no table that grows and shrinks as requests come and go (bench/README.md, "Side by side,
+ * and the hooks of the hot path"). One unreferenced timer runs while anything is watched: at the
+ * earliest deadline (every timeout is the same, so the list's order is deadline order), and at
+ * least every second, to drop requests that completed or went away without saying so (a refused
+ * or aborted upload).
  * A late body is answered at its deadline, as with a timer of its own.
  */
 export class BodyArrivalWatch<T> {

@@ -75,7 +75,7 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
  * `onRequest` hook — its parser reads the body itself (`http/request-body.ts`), refusing a
  * declared length over the limit and arming the timeout first, and its routes refuse an oversize
  * declared length on the verbs Fastify parses no body for. A hook would run for every request
- * (bench/README.md, "The hooks of the hot path"). Other groups do it in the plugin's `onRequest` hook.
+ * (bench/README.md, "Side by side, and the hooks of the hot path"). Other groups do it in the plugin's `onRequest` hook.
  */
 export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyReply>, HttpEdge {
   readonly type = 'fastify';
@@ -148,8 +148,8 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     const timeoutMs = this.options.limits.bodyTimeoutMs;
     return (instance, _opts, done) => {
       const readsInParser = group.body === 'json' && group.admit === undefined;
-      const arrivals =
-        timeoutMs > 0 && !readsInParser ? new HookedBodyWatch(new BodyArrivalWatch<FastifyReply>(timeoutMs, (reply) => this.bodyLate(group, reply.request, reply))) : undefined;
+      const late = timeoutMs > 0 ? new BodyArrivalWatch<FastifyReply>(timeoutMs, (reply) => this.bodyLate(group, reply.request, reply)) : undefined;
+      const arrivals = late && !readsInParser ? new HookedBodyWatch(late) : undefined;
       if (group.body === 'json') {
         instance.removeAllContentTypeParsers();
         if (readsInParser) instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], this.bodyReader(limit, timeoutMs));
@@ -166,7 +166,7 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
         if (kind === 'internal') this.logger.error(`${group.name} ${request.method} ${request.url} failed before its route could answer: ${error.message}`, error.stack);
         this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, kind);
       });
-      for (const route of group.routes) this.route(instance, group, route, limit, arrivals, readsInParser);
+      for (const route of group.routes) this.route(instance, group, route, limit, arrivals, readsInParser ? { unread: late } : undefined);
       if (group.onClose) {
         const onClose = group.onClose;
         instance.addHook('preClose', (hookDone) => {
@@ -228,15 +228,20 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     route: HttpRoute,
     bodyLimit: number,
     arrivals: HookedBodyWatch | undefined,
-    readsInParser: boolean,
+    /** A group without a hook: what its parser did not see (a GET's body) is bounded here; `unread` watches it. */
+    parserChecks: { readonly unread: BodyArrivalWatch<FastifyReply> | undefined } | undefined,
   ): void {
     const { path, handle } = route;
     const withBody = group.body === 'json';
     const handler = (request: FastifyRequest, reply: FastifyReply) => {
       const body = withBody ? (request.body as string | undefined) : undefined;
-      // No body parsed (a GET, or a DELETE without a media type): its declared length is still bounded.
-      if (readsInParser && body === undefined && declaredLength(request.raw.headers) > bodyLimit) {
-        return this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, 'tooLarge');
+      if (parserChecks !== undefined && body === undefined) {
+        // No body parsed (a GET, or a DELETE without a media type): its declared length is still
+        // bounded, and one sent anyway is held to the body timeout (its route does not read it).
+        const headers = request.raw.headers;
+        const length = declaredLength(headers);
+        if (length > bodyLimit) return this.writer.sendTransportError(this.exchangeOf(request, reply), group.family, 'tooLarge');
+        if (parserChecks.unread !== undefined && declaresBody(headers, length) && !request.raw.complete) parserChecks.unread.watch(request.raw, reply);
       }
       // Fastify reads no body for a GET: one sent anyway to such a route stays watched.
       if (request.raw.complete) arrivals?.arrived(request.raw);
