@@ -66,6 +66,17 @@ const SETUPS: Record<TestPlatform, readonly Setup[]> = {
     { label: "Fastify's own JSON parser (the default)", appParsesJson: true },
     { label: "app.useBodyParser('application/json', { bodyLimit: 1024 })", configure: (app) => useBodyParser(app, 'application/json', { bodyLimit: 1024 }), appParsesJson: true },
     { label: 'rawBody: true', options: { rawBody: true }, appParsesJson: true },
+    {
+      // The module's parser resumes a request paused before it, as Fastify's own reader (which it
+      // replaces on /rpc) does. (On Express the app's own parsers would not: raw-body never resumes.)
+      label: 'an onRequest hook that pauses the request',
+      configure: (app) =>
+        (app.getHttpAdapter().getInstance() as { addHook: (name: 'onRequest', hook: (req: { raw: { pause: () => void } }, reply: unknown, done: () => void) => void) => void }).addHook(
+          'onRequest',
+          (req, _reply, done) => (req.raw.pause(), done()),
+        ),
+      appParsesJson: true,
+    },
   ],
 };
 

@@ -54,4 +54,7 @@ export function readBody(req: Readable, limit: number, done: (reading: BodyReadi
   req.on('end', onEnd);
   req.on('error', onGone);
   req.on('close', onGone);
+  // A request something paused before (an app's hook) does not flow by itself: Fastify's own
+  // reader resumes it too.
+  req.resume();
 }
