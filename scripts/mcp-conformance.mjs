@@ -13,6 +13,8 @@
 // imports the built packages); `npm run conformance:mcp` does it.
 //
 //   MCP_CONFORMANCE_VERBOSE=1   print the runner's whole output, not only its summaries
+//   RPC_TEST_PLATFORM=express   serve the fixture on ExpressAdapter (default: fastify), as the
+//                               e2e suites' Express project does
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,7 +24,9 @@ import { nodeReleaseHome } from '../.ci/node-release.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixtureDir = join(root, 'test/mcp/conformance');
-const fixtureOut = join(root, 'node_modules/.cache/nest-jsonrpc-mcp-conformance');
+const platform = process.env.RPC_TEST_PLATFORM ?? 'fastify';
+// One output folder per platform: the two jest projects may compile the fixture at the same time.
+const fixtureOut = join(root, `node_modules/.cache/nest-jsonrpc-mcp-conformance-${platform}`);
 const require = createRequire(import.meta.url);
 const runner = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
 const tsc = require.resolve('typescript/bin/tsc');
@@ -65,10 +69,10 @@ function startFixture() {
     const timer = setTimeout(() => reject(new Error(`the conformance fixture did not start within 60 s:\n${log}`)), 60_000);
     const onData = (chunk) => {
       log += chunk;
-      const match = /on (http:\/\/\S+)/.exec(log);
+      const match = /on (http:\/\/\S+) \((\w+)\)/.exec(log);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve({ url: match[1], platform: match[2] });
       }
     };
     child.stdout.on('data', onData);
@@ -98,12 +102,12 @@ function report(raw) {
 
 async function main() {
   console.log('Compiling the conformance fixture (test/mcp/conformance)...');
-  const compiled = await run(process.execPath, [tsc, '-p', fixtureDir, '--noCheck']);
+  const compiled = await run(process.execPath, [tsc, '-p', fixtureDir, '--noCheck', '--outDir', fixtureOut]);
   if (compiled.code !== 0) throw new Error(`compiling the fixture failed:\n${compiled.output}`);
   const node24 = join(nodeReleaseHome(root, 24), 'bin/node');
   const fixture = startFixture();
-  const url = await fixture.url;
-  console.log(`Fixture on ${url}; runner ${require('@modelcontextprotocol/conformance/package.json').version} on ${node24}\n`);
+  const { url, platform: served } = await fixture.url;
+  console.log(`Fixture on ${url} (${served}); runner ${require('@modelcontextprotocol/conformance/package.json').version} on ${node24}\n`);
   const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
   const runs = [
     { name: 'requirements 2025-11-25', args: ['--requirements', '2025-11-25', '--expected-failures', join(fixtureDir, 'expected-failures-2025-11-25.yaml')] },
