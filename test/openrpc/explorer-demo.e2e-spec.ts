@@ -18,11 +18,13 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { downloadByte } from '../../apps/demo/src/streaming/streaming-demo.rpc.js';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
+import { TEST_PLATFORM } from '../support/rpc-test-app.js';
 import { startDemoApp, type DemoApp } from './support/demo-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const ARTEFACTS = join(ROOT, 'test-results/explorer');
+/** One folder per platform: the two jest projects run this file at once. */
+const ARTEFACTS = join(ROOT, 'test-results/explorer', TEST_PLATFORM);
 const CLIENT_BUILD = join(ROOT, 'libs/client/dist/index.js');
 
 describeWithChromium('the explorer walkthrough on the demo')('the explorer on the demo app, as a new user', () => {

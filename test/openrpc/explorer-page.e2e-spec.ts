@@ -8,7 +8,7 @@
  * text/table/raw with Stop, a durable stream (labelled progress, detach, re-attach, cancel), and
  * hostile text rendered as text. The walkthrough against the demo (sign-in, widths, curl) is
  * explorer-demo.e2e-spec.ts. Takes the screenshot docs/explorer.png (UPDATE_SCREENSHOTS=1 writes
- * it there; otherwise it goes to test-results/explorer/).
+ * it there from the Fastify project; otherwise it goes to test-results/explorer/<platform>/).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -17,15 +17,20 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium } from '../support/chromium.js';
-import type { TestApp } from '../support/rpc-test-app.js';
+import { TEST_PLATFORM, type TestApp } from '../support/rpc-test-app.js';
 import { abortedChats, HOSTILE_TEXT, receivedNotifications, startDescribeApp } from './support/describe-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const ASSETS = join(ROOT, 'libs/server/dist/explorer');
-/** Screenshots are test artefacts (gitignored); docs/explorer.png is rewritten only on request. */
-const ARTEFACTS = join(ROOT, 'test-results/explorer');
-const SCREENSHOT = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/explorer.png') : join(ARTEFACTS, 'describe-app-stream.png');
+/**
+ * Screenshots are test artefacts (gitignored), one folder per platform: the two jest projects run
+ * this file at once, and a shared file was read by one while the other rewrote it (size 0).
+ * docs/explorer.png is rewritten only on request, and only by the Fastify project.
+ */
+const ARTEFACTS = join(ROOT, 'test-results/explorer', TEST_PLATFORM);
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1' && TEST_PLATFORM === 'fastify' ? join(ROOT, 'docs/explorer.png') : join(ARTEFACTS, 'describe-app-stream.png');
 
 async function waitUntil(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
