@@ -259,8 +259,12 @@ describeWithChromium('the explorer walkthrough on the demo')('the explorer on th
     expect(await remembered.$('[data-method="account.me"]')).not.toBeNull();
 
     // Sign out: the header is gone, the protected methods too, and nothing is remembered.
+    // The sign-in link shows at once; the method list changes when the description has been read
+    // again (`data-reloaded` counts those reads), so wait for that, not for the link.
+    const readsBefore = await remembered.evaluate(() => Number(document.body.dataset.reloaded ?? '0'));
     await remembered.click('#sign-out');
-    await remembered.waitForFunction(() => document.getElementById('sign-in') !== null);
+    await remembered.waitForFunction((before) => Number(document.body.dataset.reloaded ?? '0') > before, readsBefore);
+    expect(await remembered.$('#sign-in')).not.toBeNull();
     expect(await remembered.$('[data-method="account.me"]')).toBeNull();
     expect(await remembered.evaluate(() => [sessionStorage.length, localStorage.length])).toEqual([0, 0]);
     });
