@@ -104,6 +104,22 @@ function rawConnection(port: number) {
   return { socket, state, closed };
 }
 
+/**
+ * Stops reading in the same 'data' event that brings the response headers: paused any later
+ * (after a poll), a reader takes megabytes at loopback speed and grows its receive window.
+ */
+function pauseAtHeaders({ socket, state }: ReturnType<typeof rawConnection>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onData = () => {
+      if (!state.text.includes('\r\n\r\n')) return;
+      socket.pause();
+      socket.off('data', onData);
+      resolve();
+    };
+    socket.on('data', onData);
+  });
+}
+
 /** Writes `text` one byte every `everyMs` while the socket is open. */
 function trickle(socket: Socket, text: string, everyMs: number): void {
   let i = 0;
@@ -218,9 +234,9 @@ describe('slow and hostile clients are bounded', () => {
       const onConnection = (socket: Socket) => serverSockets.push(socket);
       server.on('connection', onConnection);
       const stalled = rawConnection(t.port);
+      const headersRead = pauseAtHeaders(stalled);
       stalled.socket.write(`GET /rpc/streams/${id} HTTP/1.1\r\nHost: x\r\n\r\n`);
-      await eventually(() => stalled.state.text.includes('\r\n\r\n'), 10_000, 'the attach headers');
-      stalled.socket.pause();
+      await headersRead;
       server.off('connection', onConnection);
       const stalledOnServer = serverSockets.find((socket) => socket.remotePort === stalled.socket.localPort);
       expect(stalledOnServer).toBeDefined();
@@ -247,9 +263,9 @@ describe('slow and hostile clients are bounded', () => {
     try {
       const body = '{"jsonrpc":"2.0","method":"endless","id":1}';
       const stalled = rawConnection(t.port);
+      const headersRead = pauseAtHeaders(stalled);
       stalled.socket.write(`POST /rpc/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-      await eventually(() => stalled.state.text.includes('\r\n\r\n'), 10_000, 'the stream headers');
-      stalled.socket.pause();
+      await headersRead;
       await eventually(() => SlowClientMethods.liveAborted, 15_000, 'the producer to be stopped');
       expect(await echo(t.url)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
       stalled.socket.destroy();
