@@ -4,8 +4,9 @@ import { check, type OptionProblems } from './option-checks.js';
 import { OptionSection, type OptionRow } from './option-section.js';
 
 /** How a tool's result is rendered as its text block (`@RpcMcp({ format })`, `mcp.defaultFormat`). */
-export const MCP_FORMAT_NAMES = ['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const;
-export type McpFormatName = (typeof MCP_FORMAT_NAMES)[number];
+export type McpFormatName = 'json' | 'pretty_json' | 'markdown' | 'plain' | 'toon';
+/** Every `McpFormatName`, in documentation order (`satisfies`: a name the type lacks fails to compile). */
+export const MCP_FORMAT_NAMES = ['json', 'pretty_json', 'markdown', 'plain', 'toon'] as const satisfies readonly McpFormatName[];
 
 /**
  * The hostnames a local MCP endpoint answers by default: a page on another site that re-points its
