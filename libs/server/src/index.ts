@@ -45,6 +45,7 @@ export { RpcContext, getRpcContext, type RpcTransport } from './context/rpc-cont
 // Exceptions, and how anything thrown becomes an error object (an extension point).
 export {
   RpcException,
+  RpcBuiltinException,
   RpcParseErrorException,
   RpcInvalidRequestException,
   RpcMethodNotFoundException,

@@ -38,28 +38,64 @@ export class RpcException extends IntrinsicException {
 /** Options of the built-in subclasses: the code defaults to the class's own. */
 export type RpcBuiltinExceptionOptions = RpcExceptionOptions;
 
-function builtin(defaultCode: number, defaultMessage: string) {
-  return class extends RpcException {
-    constructor(message: string = defaultMessage, options: RpcBuiltinExceptionOptions = {}) {
-      super(message, { ...options, code: options.code ?? defaultCode });
-    }
-  };
+/**
+ * The base of the built-in exceptions: each subclass names its code and default message as
+ * statics, read through `new.target` (a named base rather than a class made by a function, so the
+ * typings name every class a user can see: etc/server.api.md).
+ */
+export abstract class RpcBuiltinException extends RpcException {
+  /** The code answered unless `options.code` gives another. */
+  static readonly defaultCode: number = RpcErrorCode.InternalError;
+  /** The message answered when the constructor is given none. */
+  static readonly defaultMessage: string = 'Internal error';
+
+  constructor(message?: string, options: RpcBuiltinExceptionOptions = {}) {
+    const defaults = new.target as typeof RpcBuiltinException;
+    super(message ?? defaults.defaultMessage, { ...options, code: options.code ?? defaults.defaultCode });
+  }
 }
 
-export class RpcParseErrorException extends builtin(RpcErrorCode.ParseError, 'Parse error') {}
-export class RpcInvalidRequestException extends builtin(RpcErrorCode.InvalidRequest, 'Invalid Request') {}
-export class RpcMethodNotFoundException extends builtin(RpcErrorCode.MethodNotFound, 'Method not found') {}
-export class RpcInvalidParamsException extends builtin(RpcErrorCode.InvalidParams, 'Invalid params') {}
-export class RpcInternalErrorException extends builtin(RpcErrorCode.InternalError, 'Internal error') {}
-export class RpcAccessDeniedException extends builtin(RpcErrorCode.AccessDenied, 'Access denied') {}
-export class RpcNotFoundException extends builtin(RpcErrorCode.NotFound, 'Not found') {}
-export class RpcRateLimitExceededException extends builtin(RpcErrorCode.RateLimitExceeded, 'Rate limit exceeded') {}
+export class RpcParseErrorException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.ParseError;
+  static override readonly defaultMessage = 'Parse error';
+}
+export class RpcInvalidRequestException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.InvalidRequest;
+  static override readonly defaultMessage = 'Invalid Request';
+}
+export class RpcMethodNotFoundException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.MethodNotFound;
+  static override readonly defaultMessage = 'Method not found';
+}
+export class RpcInvalidParamsException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.InvalidParams;
+  static override readonly defaultMessage = 'Invalid params';
+}
+export class RpcInternalErrorException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.InternalError;
+  static override readonly defaultMessage = 'Internal error';
+}
+export class RpcAccessDeniedException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.AccessDenied;
+  static override readonly defaultMessage = 'Access denied';
+}
+export class RpcNotFoundException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.NotFound;
+  static override readonly defaultMessage = 'Not found';
+}
+export class RpcRateLimitExceededException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.RateLimitExceeded;
+  static override readonly defaultMessage = 'Rate limit exceeded';
+}
 
 /**
  * A body over `maxRequestSize`: -32600 on the wire, always with HTTP 413. The routes answer an
  * oversize body with `RpcRequestTooLargeException.forLimit(maxRequestSize)`.
  */
-export class RpcRequestTooLargeException extends builtin(RpcErrorCode.InvalidRequest, 'Invalid Request: request too large') {
+export class RpcRequestTooLargeException extends RpcBuiltinException {
+  static override readonly defaultCode = RpcErrorCode.InvalidRequest;
+  static override readonly defaultMessage = 'Invalid Request: request too large';
+
   static forLimit(maxRequestSize: number): RpcRequestTooLargeException {
     return new RpcRequestTooLargeException(`Invalid Request: body exceeds ${maxRequestSize} bytes`);
   }
