@@ -67,6 +67,7 @@ export class DurableStreamAttachment<T = unknown> implements AsyncIterableIterat
   private readonly generator: AsyncGenerator<DurableStreamEvent<T>, undefined, undefined>;
   private scope: RequestScope | undefined;
 
+  /** @internal made by `JsonRpcClient.attach()`. */
   constructor(private readonly request: AttachRequest) {
     const start = request.options.lastEventId;
     if (start !== undefined) {

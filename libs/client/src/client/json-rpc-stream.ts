@@ -49,6 +49,7 @@ export class JsonRpcStream<T = unknown> implements AsyncIterableIterator<T> {
   private readonly generator: AsyncGenerator<T, undefined, undefined>;
   private scope: RequestScope | undefined;
 
+  /** @internal made by `JsonRpcClient.stream()`. */
   constructor(private readonly request: StreamRequest) {
     this.generator = this.run();
   }

@@ -17,6 +17,7 @@ export type SseEvent = EventSourceMessage;
  * buffered line plus event (counted in UTF-16 code units, never more than the bytes).
  */
 export class SseEventDecoder {
+  /** @internal shared with `SseFrameDecoder`, which reads its events. */
   readonly ctx: DecoderContext;
   /** The last `retry:` the server sent, in ms. */
   retryMs: number | undefined;
