@@ -78,6 +78,12 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
   };
   const text = async (selector: string) => (await page.textContent(selector)) ?? '';
   const outcome = () => page.getAttribute('#output', 'data-outcome');
+  /** The last attempt has its outcome: `#status` shows "Sending…" first, then the answer replaces it. */
+  const answered = () =>
+    page.waitForFunction(() => {
+      const kind = document.getElementById('output')?.dataset.outcome;
+      return kind !== undefined && kind !== 'pending';
+    });
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
   const showHeaders = async () => {
     if (await page.isHidden('#headers-panel')) await page.click('#headers-toggle');
@@ -153,7 +159,7 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await page.fill('#param-a', '2');
     await page.fill('#param-b', '3');
     await page.click('#call');
-    await page.waitForSelector('#status');
+    await answered();
     expect(await text('#status')).toMatch(/^HTTP 200 OK · \d+ ms$/);
     expect(await outcome()).toBe('ok');
     expect(JSON.parse(await text('#request'))).toEqual({ jsonrpc: '2.0', method: 'math.add', params: { a: 2, b: 3 }, id: 1 });
@@ -274,7 +280,7 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await open('log.event');
     await page.fill('#param-message', 'from the explorer');
     await page.click('#notify');
-    await page.waitForSelector('#status');
+    await answered();
     expect(await text('#status')).toMatch(/^HTTP 204 No Content · \d+ ms$/);
     expect(await text('#response')).toBe('(empty body)');
     expect(receivedNotifications).toContain('from the explorer');
@@ -318,7 +324,7 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
   it('passes the headers the user types; a malformed line stops the attempt and says so', async () => {
     await open('admin.stats');
     await page.click('#call');
-    await page.waitForSelector('#status');
+    await answered();
     expect(JSON.parse(await text('#response')).error.code).toBe(-32001);
     expect(await outcome()).toBe('server');
     await showHeaders();
