@@ -84,7 +84,18 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
       const kind = document.getElementById('output')?.dataset.outcome;
       return kind !== undefined && kind !== 'pending';
     });
-  const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+  /**
+   * Presses a copy button and reads the clipboard once the page says the copy finished: the
+   * write is asynchronous, and `data-copied` is set on `marker` (the button itself, or the panel a
+   * "Copy as …" button fills) when it has settled. The marker is cleared first, so an earlier
+   * copy's does not count.
+   */
+  const copied = async (button: string, marker = button) => {
+    await page.$eval(marker, (element) => delete (element as HTMLElement).dataset.copied);
+    await page.click(button);
+    await page.waitForSelector(`${marker}[data-copied="true"]`);
+    return page.evaluate(() => navigator.clipboard.readText());
+  };
   const showHeaders = async () => {
     if (await page.isHidden('#headers-panel')) await page.click('#headers-toggle');
   };
@@ -171,10 +182,8 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     expect(await page.$$eval('#response .j-num', (n) => n.map((k) => k.textContent))).toEqual(['5', '1']);
     expect(await text('#result-schema')).toContain('"sum"');
 
-    await page.click('#response-copy');
-    expect(await clipboard()).toBe(await text('#response'));
-    await page.click('#request-copy');
-    expect(JSON.parse(await clipboard())).toEqual({ jsonrpc: '2.0', method: 'math.add', params: { a: 2, b: 3 }, id: 1 });
+    expect(await copied('#response-copy')).toBe(await text('#response'));
+    expect(JSON.parse(await copied('#request-copy'))).toEqual({ jsonrpc: '2.0', method: 'math.add', params: { a: 2, b: 3 }, id: 1 });
   });
 
   it('validates per field, nested fields included; a blocked attempt replaces the previous success; server violations too', async () => {
@@ -398,9 +407,9 @@ describeWithChromium('the explorer page test')('explorer page in headless Chromi
     await open('notes.echo');
     const hostile = `it's "$(touch /tmp/pwned-explorer)" \`id\` \\n ; done`;
     await page.fill('#param-text', hostile);
-    await page.click('#copy-curl');
+    const pasted = await copied('#copy-curl', 'section.code-panel:has(#copy-curl) .code-shown');
     const curl = await text('#code-snippet');
-    expect(await clipboard()).toBe(curl);
+    expect(pasted).toBe(curl);
     const { stdout } = await run('sh', ['-c', curl], { timeout: 10_000 });
     expect(JSON.parse(stdout).result.text).toBe(hostile);
     expect(existsSync('/tmp/pwned-explorer')).toBe(false);
