@@ -11,16 +11,22 @@ export type BodyReading =
 
 /**
  * Reads `req` (a request, or the stream a Fastify `preParsing` hook made of it) to its end, at
- * most `limit` bytes: the module's own body reader, on Express (`platforms/express-platform.ts`)
- * and in the Fastify parser of the routes without an `onRequest` hook
- * (`platforms/fastify-platform.ts`). Bytes are counted while they arrive, so nothing past the
- * limit is buffered; the whole body is decoded once at the end, so a character split across
- * chunks stays whole. `done` runs once; a callback rather than a Promise, so a request pays no
- * Promise and no microtask for its body.
+ * most `limit` bytes: the module's own body reader, on Express and in the Fastify parser of the
+ * routes without an `onRequest` hook (`platforms/fastify-platform.ts`). Bytes are
+ * counted while they arrive, so nothing past the limit is buffered; the whole body is decoded
+ * once at the end, so a character split across chunks stays whole.
  *
  * Hand-written rather than `raw-body` (what Express's own parsers use): the 413 must be answered
  * with the lingering close of `early-answer.ts`, which reads on where this stops, and the text is
  * always UTF-8 — a dozen lines, no charset tables.
+ */
+export function readRequestBody(req: Readable, limit: number): Promise<BodyReading> {
+  return new Promise((resolve) => readBody(req, limit, resolve));
+}
+
+/**
+ * {@link readRequestBody} with a callback, for a caller that goes on with one (Fastify's parser):
+ * no Promise and no microtask per request. `done` runs once.
  */
 export function readBody(req: Readable, limit: number, done: (reading: BodyReading) => void): void {
   const chunks: Buffer[] = [];

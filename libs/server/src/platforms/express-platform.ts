@@ -7,7 +7,7 @@ import type { RpcHttpExchange } from '../context/rpc-context.js';
 import { bodyLimitOf, type BodyBounds } from '../http/body-limit.js';
 import { awaitsContinue, BodyArrivalWatch, continueRequest, declaredLength, declaresBody, isJsonRpcMediaType, routeContinueChecks } from '../http/early-answer.js';
 import type { HttpEdge, HttpRoute, HttpRouteGroup, RpcExchangeFactory } from '../http/http-edge.js';
-import { readBody } from '../http/request-body.js';
+import { readRequestBody } from '../http/request-body.js';
 import { trackRequestlessConnections } from '../http/requestless-connections.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { TransportErrorDetail, TransportErrorKind } from '../http/transport-errors.js';
@@ -49,9 +49,6 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T> | undefined)?.then === 'function';
 }
 
-/** Goes on with a settled claim: at once when the claim was decided without reading, else once the body is read. */
-type Claimed = (claim: Claim) => void;
-
 /** A route path in Express 5's syntax: `/*` (everything below) becomes a named wildcard. */
 function expressPath(path: string): string {
   return path.endsWith('/*') ? `${path.slice(0, -1)}*rest` : path;
@@ -80,7 +77,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   private readonly routes: Router;
   private readonly claims: Router | undefined;
   /** Bodies claimed before the app's parsers, for the route handler. */
-  private readonly claimed = new WeakMap<IncomingMessage, Claim>();
+  private readonly claimed = new WeakMap<IncomingMessage, Claim | Promise<Claim>>();
   private readonly closers: Array<() => void | Promise<void>> = [];
   /** The module's paths, for the one decision taken before routing: `100 Continue`. */
   private readonly ownPaths: RegExp[] = [];
@@ -178,9 +175,9 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   private serve(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
     const { group, route } = served;
     if (route.head === false && req.method === 'HEAD') return next();
-    const early = this.claimed.get(req);
-    if (early !== undefined) this.run(group, route, req, res, early);
-    else this.claim(served, req, res, (claim) => this.run(group, route, req, res, claim));
+    const claim = this.claimed.get(req) ?? this.claim(served, req, res);
+    if (isPromise(claim)) void claim.then((settled) => this.run(group, route, req, res, settled));
+    else this.run(group, route, req, res, claim);
   }
 
   private run(group: HttpRouteGroup, route: HttpRoute, req: Request, res: Response, claim: Claim): void {
@@ -204,44 +201,48 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   /** Before the app's parsers: the body is read (or the request refused) now, then the stack goes on. */
   private claimEarly(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
     if (served.route.head === false && req.method === 'HEAD') return next();
-    this.claim(served, req, res, (claim) => {
-      // A refused request stops here; else out of the module's claim router, on along the app's stack.
-      if (claim === REFUSED) return;
-      this.claimed.set(req, claim);
-      next('router');
+    const claim = this.claim(served, req, res);
+    this.claimed.set(req, claim);
+    // Out of the module's claim router, on along the app's stack (a refused request stops here).
+    if (!isPromise(claim)) return claim === REFUSED ? undefined : next('router');
+    void claim.then((settled) => {
+      this.claimed.set(req, settled);
+      if (settled !== REFUSED) next('router');
     });
   }
 
   /**
    * The body bounds of every route of the module, in Fastify's order: a declared length over the
    * limit, the group's check (MCP's host check), the media type, the body read (or drained, for
-   * routes that read none) under the limit and within the body timeout. `claimed` runs once: at
-   * once when no body is read, else from the body's last event — a callback rather than a
-   * Promise, so a request pays no Promise and no microtask hop for its body (as Fastify's parser).
+   * routes that read none) under the limit and within the body timeout.
    */
-  private claim({ group, route, arrivals }: ServedRoute, req: Request, res: Response, claimed: Claimed): void {
+  private claim({ group, route, arrivals }: ServedRoute, req: Request, res: Response): Claim | Promise<Claim> {
     const limit = this.bodyLimit;
-    if (declaredLength(req.headers) > limit) return claimed(this.refuse(group, route, req, res, 'tooLarge'));
+    if (declaredLength(req.headers) > limit) return this.refuse(group, route, req, res, 'tooLarge');
     if (group.admit) {
       const refusal = group.admit(this.exchanges.create(this, req, res, route.path));
-      if (refusal) return claimed(this.refuse(group, route, req, res, refusal.kind, refusal.detail));
+      if (refusal) return this.refuse(group, route, req, res, refusal.kind, refusal.detail);
     }
-    if (!declaresBody(req.headers)) return claimed(NO_BODY);
+    if (!declaresBody(req.headers)) return NO_BODY;
     const readsJson = group.body === 'json';
     if (readsJson && !isJsonRpcMediaType(req.headers['content-type'], JSON_RPC_REQUEST_MEDIA_TYPES)) {
-      return claimed(this.refuse(group, route, req, res, 'unsupportedMediaType'));
+      return this.refuse(group, route, req, res, 'unsupportedMediaType');
     }
-    if (req.readableDidRead || req.readableEnded) return claimed(this.consumedElsewhere(group, route, req, res));
+    if (req.readableDidRead || req.readableEnded) return this.consumedElsewhere(group, route, req, res);
     continueRequest(req, res, limit);
     const watched = arrivals?.watch(req, res);
-    readBody(req, limit, (reading) => {
-      if ('tooLarge' in reading) return claimed(this.refuse(group, route, req, res, 'tooLarge'));
-      if ('gone' in reading) return claimed(REFUSED);
+    // A Promise, not `readBody`'s callback: a Promise's reaction runs in the async context where
+    // the claim began (under the app's HTTP span, `@opentelemetry/instrumentation-express`), a
+    // listener of the body's `end` in the socket's — the calls' spans would lose their parent
+    // (test/observability/parents.e2e-spec.ts fails).
+    return readRequestBody(req, limit).then((reading): Claim => {
+      if ('tooLarge' in reading) return this.refuse(group, route, req, res, 'tooLarge');
+      if ('gone' in reading) return REFUSED;
       arrivals?.arrived(watched);
-      if (!readsJson) return claimed(NO_BODY);
+      if (!readsJson) return NO_BODY;
       // As on Fastify, where `request.body` is the text the module's parser handed over.
       (req as { body?: unknown }).body = reading.text;
-      claimed({ text: reading.text });
+      return { text: reading.text };
     });
   }
 
