@@ -46,9 +46,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForPing(port: number, timeoutMs: number): Promise<void> {
+/** Waits until a PING on `port` answers; gives up early once `gone()` says the server exited. */
+async function waitForPing(port: number, timeoutMs: number, gone: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (gone()) throw new Error(`redis-server on port ${port} exited before it answered`);
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 500 });
     probe.on('error', () => undefined);
     try {
@@ -64,10 +66,17 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
+/** Thrown when a `redis-server` exited because a port it was given was taken meanwhile. */
+class PortTakenError extends Error {}
+
+/** How many fresh ports {@link PrivateRedis.start} tries before it gives up. */
+const START_ATTEMPTS = 5;
+
 /** One private `redis-server`. */
 export class PrivateRedis {
   private child: ChildProcess | undefined;
-  private stderr = '';
+  /** What the server printed (its log goes to stdout), for the error when it does not come up. */
+  private output = '';
 
   private constructor(
     readonly port: number,
@@ -75,11 +84,25 @@ export class PrivateRedis {
     private readonly extraArgs: readonly string[],
   ) {}
 
-  /** Starts one on a free port, with an append-only file (fsync always) in a fresh temp dir. */
-  static async start(extraArgs: readonly string[] = []): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort(), mkdtempSync(join(tmpdir(), 'nest-jsonrpc-redis-')), extraArgs);
-    await redis.launch();
-    return redis;
+  /**
+   * Starts one on a free port, with an append-only file (fsync always) in a fresh temp dir.
+   * `extraArgs` may be a function, called again for each attempt (a port it names is picked
+   * anew). A port found free can be taken before the server binds it — by another test process,
+   * or as the local port of an outgoing connection, which the kernel draws from the same range —
+   * so a server that exits with "Address already in use" is started again on fresh ports.
+   */
+  static async start(extraArgs: readonly string[] | (() => Promise<readonly string[]>) = []): Promise<PrivateRedis> {
+    for (let attempt = 1; ; attempt++) {
+      const args = typeof extraArgs === 'function' ? await extraArgs() : extraArgs;
+      const redis = new PrivateRedis(await freePort(), mkdtempSync(join(tmpdir(), 'nest-jsonrpc-redis-')), args);
+      try {
+        await redis.launch();
+        return redis;
+      } catch (error) {
+        await redis.stop();
+        if (!(error instanceof PortTakenError) || attempt === START_ATTEMPTS) throw error;
+      }
+    }
   }
 
   get url(): string {
@@ -94,16 +117,26 @@ export class PrivateRedis {
     const child = spawn(
       'redis-server',
       ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...this.extraArgs],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.output = '';
+    const keep = (chunk: Buffer) => (this.output = (this.output + chunk.toString()).slice(-8192));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    let exited = false;
     started.add(child);
-    child.once('exit', () => started.delete(child));
+    child.once('exit', () => {
+      exited = true;
+      started.delete(child);
+      // Exited by itself: nothing left to kill (`kill()` would wait for an exit already past).
+      if (this.child === child) this.child = undefined;
+    });
     this.child = child;
     try {
-      await waitForPing(this.port, 10_000);
+      await waitForPing(this.port, 10_000, () => exited);
     } catch (error) {
-      throw new Error(`${(error as Error).message}\n${this.stderr}`, { cause: error });
+      const message = `${(error as Error).message}\n${this.output}`;
+      throw exited && /address already in use/i.test(this.output) ? new PortTakenError(message, { cause: error }) : new Error(message, { cause: error });
     }
   }
 
@@ -139,7 +172,7 @@ export class PrivateRedisCluster {
     try {
       for (let i = 0; i < 3; i++) {
         // The cluster bus gets its own free port (the default, port + 10000, may be taken).
-        nodes.push(await PrivateRedis.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(await freePort())]));
+        nodes.push(await PrivateRedis.start(async () => ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(await freePort())]));
       }
       const create = spawnSync(
         'redis-cli',
