@@ -158,6 +158,7 @@ export class RpcReplyWriter {
     const pending = exchange.platform.takeOver(exchange.reply);
     const res = exchange.res;
     if (!res.destroyed && !res.headersSent) res.writeHead(status, { ...pending, ...headers, ...this.answerHeaders(exchange) });
+    flushEveryWrite(res);
     return res;
   }
 
@@ -190,4 +191,24 @@ export class RpcReplyWriter {
         'rethrow for JSON-RPC calls: if (getRpcContext(host)) throw exception;',
     );
   }
+}
+
+/**
+ * A compressing middleware in front of the routes (`app.use(compression())`, as Nest's docs set it
+ * up on Express) holds what a stream writes in its zlib stream until the response ends, unless
+ * something calls the `res.flush()` it adds: an SSE or JSON-array stream (`text/event-stream` and
+ * `application/json` are compressible) would reach the client all at once, keep-alive comments
+ * included. So each write of a streamed answer is flushed when the response has such a `flush`
+ * (the compressed bytes so far go out, at a few bytes' cost per flush); a response without one is
+ * left as it is.
+ */
+function flushEveryWrite(res: ServerResponse): void {
+  const flush = (res as ServerResponse & { flush?: unknown }).flush;
+  if (typeof flush !== 'function') return;
+  const write = res.write;
+  res.write = function writeAndFlush(this: ServerResponse, ...args: Parameters<ServerResponse['write']>): boolean {
+    const accepted = (write as (...a: unknown[]) => boolean).apply(this, args);
+    flush.call(this);
+    return accepted;
+  } as ServerResponse['write'];
 }
