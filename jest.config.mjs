@@ -50,20 +50,23 @@ const EDGE_SUITES = ['spine', 'streaming', 'durable', 'hardening', 'fuzz', 'mcp'
   (folder) => `<rootDir>/test/${folder}/**/*.e2e-spec.ts`,
 );
 
-/** Suites of one platform's own instrumentation: each runs in its platform's project only. */
-const ONLY_ON = { fastify: '<rootDir>/test/observability/fastify-otel.e2e-spec.ts', express: '<rootDir>/test/observability/express-otel.e2e-spec.ts' };
+/** Suites of what only one platform has (its own instrumentation, Fastify's HTTP/2): each runs in its platform's project only. */
+const ONLY_ON = {
+  fastify: ['<rootDir>/test/observability/fastify-otel.e2e-spec.ts', '<rootDir>/test/hardening/fastify-http2.e2e-spec.ts'],
+  express: ['<rootDir>/test/observability/express-otel.e2e-spec.ts'],
+};
 
 export default {
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.mjs'],
   projects: [
-    { ...project, displayName: 'fastify', testPathIgnorePatterns: [...project.testPathIgnorePatterns, ONLY_ON.express] },
+    { ...project, displayName: 'fastify', testPathIgnorePatterns: [...project.testPathIgnorePatterns, ...ONLY_ON.express] },
     // The test apps read the platform from this global (test/support/rpc-test-app.ts).
     {
       ...project,
       displayName: 'express',
       testMatch: EDGE_SUITES,
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, ONLY_ON.fastify],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, ...ONLY_ON.fastify],
       globals: { RPC_TEST_PLATFORM: 'express' },
     },
   ],

@@ -166,8 +166,24 @@ export class BodyArrivalWatch<T> {
   }
 }
 
+/** Headers HTTP/2 forbids (RFC 9113, 8.2.2); Node drops them from a response with a warning. */
+const CONNECTION_HEADERS = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade'];
+
 /**
- * Sends `text` with `status` and `Connection: close` on a response the module has taken over
+ * An early answer's headers on HTTP/2: ending the response ends the request's own stream, and the
+ * session's other streams go on, so there is no connection to close — and none of the headers that
+ * say so (Fastify's body parser sets `Connection: close` on the reply it hands over) may be sent.
+ */
+function withoutConnectionHeaders(headers: OutgoingHttpHeaders, length: number): OutgoingHttpHeaders {
+  const kept: OutgoingHttpHeaders = { 'content-length': length };
+  for (const [name, value] of Object.entries(headers)) {
+    if (name !== 'content-length' && !CONNECTION_HEADERS.includes(name.toLowerCase())) kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * Sends `text` with `status` and `Connection: close` (HTTP/1) on a response the module has taken over
  * (`headers` include those the app's hooks set, CORS...), and, when the request body is still
  * arriving, lingers as described above before the socket closes.
  */
@@ -181,7 +197,7 @@ export function sendEarlyAnswer(
 ): void {
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(text);
-  res.writeHead(status, { ...headers, 'content-length': body.length, connection: 'close' });
+  res.writeHead(status, req.httpVersionMajor >= 2 ? withoutConnectionHeaders(headers, body.length) : { ...headers, 'content-length': body.length, connection: 'close' });
   // Nothing more is coming: all read already, or a client told no `100 Continue` sends no body.
   if (!bodyStillArriving(req) || req.destroyed || awaitingContinue.has(req) || limits.lingerMs === 0) {
     res.end(body);
