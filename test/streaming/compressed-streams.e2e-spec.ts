@@ -7,6 +7,8 @@
  * the end; an MCP tool's progress too.
  */
 import { randomBytes } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { Injectable, Module } from '@nestjs/common';
 import compression from 'compression';
@@ -79,6 +81,13 @@ class GatedStreams {
     }
   }
 
+  /** Rows zlib cannot shrink, each longer than its 16 KiB buffer: every write is refused and waits for 'drain'. */
+  @RpcMethod('bulky')
+  @RpcStream({ format: StreamFormat.Sse })
+  async *bulky(p: { count: number }) {
+    for (let row = 0; row < p.count; row++) yield `${row}:${randomBytes(13_000).toString('base64')}`;
+  }
+
   @RpcMethod('gated.tool')
   @RpcStream()
   @RpcMcp()
@@ -149,9 +158,20 @@ const ROW_2 = (key: string) => `{"row":2,"key":"${key}"}`;
 
 describe('streams behind app.use(compression())', () => {
   let t: TestApp;
+  let drains = 0;
+  let mostDrainListeners = 0;
   beforeAll(async () => {
     t = await startTestApp(CompressedStreamsModule, (app) => {
       app.use(compression());
+      // Behind compression, `res.on('drain')` reaches its zlib stream: the listener sees how many
+      // 'drain' listeners that stream holds each time it drains.
+      app.use((_req: unknown, res: ServerResponse, next: () => void) => {
+        res.on('drain', function (this: EventEmitter) {
+          drains++;
+          mostDrainListeners = Math.max(mostDrainListeners, this.listenerCount('drain'));
+        });
+        next();
+      });
     });
   });
   afterAll(() => t.close());
@@ -228,6 +248,20 @@ describe('streams behind app.use(compression())', () => {
       .map((line) => JSON.parse(line.slice(6)))
       .find((message) => message.id === 7);
     expect(answer.result).toEqual({ content: [{ type: 'text', text: JSON.stringify([{ row: 1, key }, { row: 2, key }]) }] });
+  });
+
+  it('a stream whose writes keep waiting for drain leaves no listener behind per wait', async () => {
+    const res = await fetch(`${t.url}/rpc/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'bulky', params: { count: 40 }, id: 1 }),
+    });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const rows = (await res.text()).split('\n\n').filter((frame) => frame.startsWith('data: "'));
+    expect(rows.map((row) => row.slice(7, row.indexOf(':', 7)))).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+    expect(drains).toBeGreaterThanOrEqual(10); // rows may share a write; each write waits
+    // The test's own listener and the stream's one; a `once` per refused write grew this by one per drain.
+    expect(mostDrainListeners).toBe(2);
   });
 
   it('a reader that stops reading is still dropped after limits.stalledWriteMs, and the producer stopped', async () => {

@@ -93,6 +93,10 @@ export class StreamOutput {
   /** Starts listening to the socket (and, for SSE, keeping it alive). */
   start(): void {
     this.res.once('close', this.onClose);
+    // One listener for the response's life, not a `once` per refused write: a compressing middleware
+    // (`compression`) sends `on('drain')` to its zlib stream, where a `once` wrapper never removes
+    // itself (it calls `res.removeListener`), so every refused write would leave one listener behind.
+    this.res.on('drain', this.onDrain);
     if (this.keepAlive === undefined) return;
     this.lastWrite = Date.now();
     this.keepAlive.add(this);
@@ -104,7 +108,6 @@ export class StreamOutput {
     if (this.res.write(chunk)) return true;
     if (!this.blocked) {
       this.blocked = true;
-      this.res.once('drain', this.onDrain);
       this.stall.blocked();
     }
     return false;
@@ -128,6 +131,7 @@ export class StreamOutput {
   }
 
   private readonly onDrain = (): void => {
+    if (!this.blocked) return;
     this.blocked = false;
     this.stall.drained();
     this.listener.onDrain();
@@ -136,7 +140,7 @@ export class StreamOutput {
   private readonly onClose = (): void => {
     this.keepAlive?.delete(this);
     this.stall.drained();
-    if (this.blocked) this.res.off('drain', this.onDrain);
+    this.res.off('drain', this.onDrain);
     this.listener.onClose();
   };
 }
