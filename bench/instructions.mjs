@@ -33,11 +33,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { prepareBuild } from './lib/ab-builds.mjs';
-import { cliOption, median } from './lib/harness.mjs';
+import { checkArguments, cliOption, median } from './lib/harness.mjs';
 import { BATCH_OF_20, NOTIFICATION, ONE_CALL } from './lib/spine-bodies.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
+checkArguments(args, { '--ab': 2, '--platform': 1, '--workload': 1, '--rounds': 1 }, import.meta.url);
 const option = (name, count) => cliOption(args, name, count);
 function fail(message) {
   console.error(message);

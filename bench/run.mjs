@@ -18,12 +18,14 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cliOption } from './lib/harness.mjs';
+import { checkArguments, cliOption } from './lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 
 const option = (name, count) => cliOption(args, name, count);
+
+checkArguments(args, { '--only': 1, '--rounds': 1, '--quick': 0, '--processes': 1, '--platform': 1, '--ab': 2 }, import.meta.url);
 
 const only = option('--only')?.split(',');
 const rounds = Number(option('--rounds') ?? 3);

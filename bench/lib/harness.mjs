@@ -1,6 +1,7 @@
 /** Shared pieces of the workloads: child-process servers, autocannon runs, medians. */
 import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 /**
@@ -146,6 +147,22 @@ export async function pairedRounds(rounds, measure, label = '') {
  * The value of the command-line option `name` in `args` (an array of `count` values when
  * `count` > 1), undefined when absent; a missing value is a usage error (exit code 2).
  */
+/**
+ * Refuses anything on the command line that is not one of `options` (each with how many values it
+ * takes), printing the usage from the head comment of the script at `scriptUrl`; `--help` prints it
+ * and exits 0. Without it a typo or `--help` would start a run of every workload (tens of minutes).
+ */
+export function checkArguments(args, options, scriptUrl) {
+  for (let at = 0; at < args.length; at += 1 + (options[args[at]] ?? 0)) {
+    if (options[args[at]] !== undefined) continue;
+    const lines = readFileSync(fileURLToPath(scriptUrl), 'utf8').split('\n');
+    const usage = lines.slice(2, lines.indexOf(' */')).map((line) => line.replace(/^ \* ?/, ''));
+    const help = args[at] === '--help' || args[at] === '-h';
+    (help ? console.log : console.error)([...(help ? [] : [`unknown argument ${args[at]}`, '']), ...usage].join('\n'));
+    process.exit(help ? 0 : 2);
+  }
+}
+
 export function cliOption(args, name, count = 1) {
   const at = args.indexOf(name);
   if (at < 0) return undefined;
