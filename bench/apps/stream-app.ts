@@ -32,7 +32,10 @@ class BenchStreams {
   }
 }
 
-@Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true } })], providers: [BenchStreams] })
+/** BENCH_OBSERVABILITY=off: all four observability options off (the reference row of the stream workload). */
+const observability = process.env.BENCH_OBSERVABILITY === 'off' ? { tracing: false, metrics: false, events: false, logCalls: 'none' as const } : undefined;
+
+@Module({ imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, observability })], providers: [BenchStreams] })
 class StreamBenchModule {}
 
 const app = await NestFactory.create<NestFastifyApplication>(StreamBenchModule, new FastifyAdapter(), { logger: ['error', 'warn'] });

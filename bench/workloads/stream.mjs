@@ -2,6 +2,8 @@
  * Streaming workload:
  * - 100,000 NDJSON rows `{"i":k,"delta":"token"}` per request: rows/s of the module vs a bare
  *   Fastify route writing one row per write(), interleaved in the same run (goal >= 2.5x);
+ * - the same module with all four observability options off, as a reference row: what the
+ *   default observation of each row costs (bench/README.md, "Streams and the observer");
  * - time to first row on those requests (goal <= 5 ms median);
  * - a reader stalled for 10 s on an endless stream: the server's memory growth (goal < 16 MB).
  * Both servers run as child processes; the client is node:http in this process.
@@ -15,8 +17,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
 const ROWS = 100_000;
 
-function start(script) {
-  const child = spawn(process.execPath, ['--expose-gc', join(dist, script)], { stdio: ['ignore', 'pipe', 'inherit'] });
+function start(script, env = {}) {
+  const child = spawn(process.execPath, ['--expose-gc', join(dist, script)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -111,28 +113,32 @@ export default {
   /** @param {{rounds:number, quick:boolean}} ctx */
   async run(ctx) {
     const perRound = ctx.quick ? 2 : 5;
-    const [mod, base] = await Promise.all([start('stream-app.js'), start('stream-baseline.js')]);
+    const [mod, base, quiet] = await Promise.all([start('stream-app.js'), start('stream-baseline.js'), start('stream-app.js', { BENCH_OBSERVABILITY: 'off' })]);
     try {
       const moduleBody = { jsonrpc: '2.0', method: 'bench.rows', params: { n: ROWS }, id: 1 };
       // Warm-up: JIT both servers before measuring.
       for (let i = 0; i < 3; i++) {
         await streamOnce(mod.port, '/rpc/stream', moduleBody);
         await streamOnce(base.port, '/stream', moduleBody);
+        await streamOnce(quiet.port, '/rpc/stream', moduleBody);
       }
-      const results = { module: [], baseline: [] };
+      const results = { module: [], baseline: [], quiet: [] };
       for (let round = 0; round < ctx.rounds; round++) {
         for (let i = 0; i < perRound; i++) {
           const m = await streamOnce(mod.port, '/rpc/stream', moduleBody);
           const b = await streamOnce(base.port, '/stream', moduleBody);
-          if (m.rows !== ROWS || b.rows !== ROWS) throw new Error(`expected ${ROWS} rows, got module ${m.rows}, baseline ${b.rows}`);
+          const q = await streamOnce(quiet.port, '/rpc/stream', moduleBody);
+          if (m.rows !== ROWS || b.rows !== ROWS || q.rows !== ROWS) throw new Error(`expected ${ROWS} rows, got module ${m.rows}, baseline ${b.rows}, observability off ${q.rows}`);
           results.module.push(m);
           results.baseline.push(b);
+          results.quiet.push(q);
         }
         console.error(`  round ${round + 1}: module ${(ROWS / (median(results.module.map((r) => r.totalMs)) / 1000)).toFixed(0)} rows/s, baseline ${(ROWS / (median(results.baseline.map((r) => r.totalMs)) / 1000)).toFixed(0)} rows/s`);
       }
       const rowsPerSecond = (runs) => ROWS / (median(runs.map((r) => r.totalMs)) / 1000);
       const moduleRps = rowsPerSecond(results.module);
       const baselineRps = rowsPerSecond(results.baseline);
+      const quietRps = rowsPerSecond(results.quiet);
       const moduleTtfr = median(results.module.map((r) => r.firstRowMs));
       const baselineTtfr = median(results.baseline.map((r) => r.firstRowMs));
       const stall = await stalledReader(mod.port, ctx.quick ? 3000 : 10_000);
@@ -146,6 +152,15 @@ export default {
           ratio: moduleRps / baselineRps,
           goal: '>= 2.5',
           met: moduleRps / baselineRps >= 2.5,
+        },
+        {
+          workload: 'ndjson 100k rows, observability off (reference)',
+          unit: 'rows/s',
+          module: Math.round(quietRps),
+          baseline: Math.round(baselineRps),
+          ratio: quietRps / baselineRps,
+          goal: '-',
+          met: undefined,
         },
         {
           workload: 'ndjson time to first row',
@@ -169,6 +184,7 @@ export default {
     } finally {
       stop(mod);
       stop(base);
+      stop(quiet);
     }
   },
 };
