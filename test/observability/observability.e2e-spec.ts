@@ -297,6 +297,8 @@ describe('observability', () => {
     await t.rpc({ jsonrpc: '2.0', id: 1, method: 'obs.echo', params: { secret: SECRET } });
     await t.rpc({ jsonrpc: '2.0', id: 2, method: 'obs.missing', params: { secret: SECRET } });
     await t.rpc({ jsonrpc: '2.0', id: 3, method: 'obs.crash', params: { secret: SECRET } });
+    const rowsCounted = async (method: string) => pointsOf(await sdk.collect(), 'jsonrpc.server.stream.rows').find((p) => p.attributes['rpc.method'] === method)?.value ?? 0;
+    const liveRowsBefore = await rowsCounted('obs.rows');
     // A live stream, and a durable run to its end: this test measures its own calls (any order).
     expect(await (await t.post({ jsonrpc: '2.0', id: 4, method: 'obs.rows', params: { secret: SECRET, n: 2 } }, { path: '/rpc/stream' })).text()).toBe('{"i":0}\n{"i":1}\n');
     const finishedBefore = recorder.named(JsonRpcEvent.DurableFinished).length;
@@ -313,6 +315,8 @@ describe('observability', () => {
     const crash = duration.filter((p) => p.attributes['rpc.method'] === 'obs.crash');
     expect(crash.map((p) => p.attributes['rpc.status_code'])).toEqual(['-32603']);
     expect(pointsOf(collected, 'jsonrpc.server.stream.rows').find((p) => p.attributes['rpc.method'] === 'obs.report')!.value).toBeGreaterThanOrEqual(3);
+    // The live stream's two rows, each counted as the writer takes it.
+    expect(await rowsCounted('obs.rows')).toBe(liveRowsBefore + 2);
     expect(pointsOf(collected, 'jsonrpc.server.durable.started')[0].value).toBeGreaterThanOrEqual(1);
     expect(pointsOf(collected, 'jsonrpc.server.durable.finished')[0].attributes['jsonrpc.stream.ending']).toBe('completed');
     const live = pointsOf(collected, 'jsonrpc.server.stream.active').find((p) => p.attributes['rpc.method'] === 'obs.rows');

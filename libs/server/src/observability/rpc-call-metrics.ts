@@ -4,6 +4,14 @@ import { RPC_SYSTEM, type OtelApiModule } from './rpc-call-tracing.js';
 
 type Attributes = OtelApi.Attributes;
 
+/** Where `@opentelemetry/api` 1.x keeps its registered providers (`registerGlobal`). */
+const OTEL_API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+
+/** The providers an SDK registered with `@opentelemetry/api` (two property reads; one registered later counts from the next read). */
+export function otelGlobals(): { trace?: unknown; metrics?: unknown } | undefined {
+  return (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[OTEL_API_REGISTRY];
+}
+
 interface Instruments {
   readonly duration: OtelApi.Histogram;
   readonly rows: OtelApi.Counter;
@@ -39,8 +47,16 @@ export class RpcCallMetrics {
     else instruments?.liveStreams.add(1, this.attributesOf(method, undefined));
   }
 
-  row(method: string): void {
-    this.instruments?.rows.add(1, this.attributesOf(method, undefined));
+  /**
+   * What counts one row of a stream of `method` that starts now (`jsonrpc.server.stream.rows`), or
+   * undefined when no meter provider is registered: decided once per stream, so a row costs a
+   * call, not a look at the API's registry.
+   */
+  rowCounter(method: string): (() => void) | undefined {
+    const rows = this.instruments?.rows;
+    if (rows === undefined) return undefined;
+    const attributes = this.attributesOf(method, undefined);
+    return () => rows.add(1, attributes);
   }
 
   streamEnded(method: string, durable: boolean, ending: RpcStreamEnding): void {
@@ -54,6 +70,9 @@ export class RpcCallMetrics {
     if (this.instrumentsRef !== undefined) return this.instrumentsRef;
     const api = this.api;
     if (api === undefined || !this.enabled) return undefined;
+    // No meter provider registered: nothing records. Asking the API for its meter and comparing it
+    // with a fresh no-op meter instead cost a registry lookup and an allocation each time.
+    if (otelGlobals()?.metrics === undefined) return undefined;
     // Taken at the first call with a meter provider registered, not at import: `@opentelemetry/api`
     // has no proxy meter, so a meter taken before the app registers its SDK would stay a no-op.
     const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE);

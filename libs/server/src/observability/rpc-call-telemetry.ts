@@ -6,15 +6,12 @@ import type { ResolvedObservabilityOptions } from '../options/observability-opti
 import type { RpcCallObserver, RpcCallRunner } from '../pipeline/rpc-call-observer.js';
 import type { RpcResolvedCall } from '../pipeline/rpc-resolved-call.js';
 import { isPromiseLike, wrapStreamSource } from '../pipeline/stream-source.js';
-import { RpcCallMetrics } from './rpc-call-metrics.js';
+import { otelGlobals, RpcCallMetrics } from './rpc-call-metrics.js';
 import { RpcCallReports, type RpcEventSink } from './rpc-call-reports.js';
 import { CallRecord, durableStreamId, RpcCallTracing, type DurableRunRecord, type OtelApiModule } from './rpc-call-tracing.js';
 import type { RpcStreamEnding } from './rpc-events.js';
 import { ObservedRows, type RowsObserver } from './rpc-observed-rows.js';
 
-
-/** Where `@opentelemetry/api` 1.x keeps its registered providers (`registerGlobal`). */
-const OTEL_API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
 
 /**
  * The `RpcCallObserver` the pipeline runs each call through: when a call (or a stream) begins and
@@ -66,7 +63,7 @@ export class RpcCallTelemetry implements RpcCallObserver, RowsObserver {
    */
   private sdkRegistered(): boolean {
     if (this.api === undefined) return false;
-    const registry = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[OTEL_API_REGISTRY];
+    const registry = otelGlobals();
     return registry !== undefined && ((this.options.tracing && registry.trace !== undefined) || (this.options.metrics && registry.metrics !== undefined));
   }
 
@@ -141,8 +138,8 @@ export class RpcCallTelemetry implements RpcCallObserver, RowsObserver {
     this.metrics.duration(record.method, undefined, performance.now() - record.start);
   }
 
-  streamRow(record: CallRecord): void {
-    this.metrics.row(record.method);
+  rowCounter(record: CallRecord): (() => void) | undefined {
+    return this.metrics.rowCounter(record.method);
   }
 
   /** A stream ended: its span, its duration (a live stream is one call to its end), event, log. */

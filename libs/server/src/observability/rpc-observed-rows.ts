@@ -8,7 +8,8 @@ export interface RowsObserver {
   streamUnusable(record: CallRecord, thrown: unknown): void;
   streamStarted(record: CallRecord, run: DurableRunRecord | undefined): void;
   streamAbandoned(record: CallRecord): void;
-  streamRow(record: CallRecord): void;
+  /** Counts one row of this stream in the metrics; undefined when nothing counts rows (asked once, at the stream's start). */
+  rowCounter(record: CallRecord): (() => void) | undefined;
   streamEnded(record: CallRecord, run: DurableRunRecord | undefined, rows: number, ending: RpcStreamEnding, thrown?: unknown): void;
   durableRun(record: CallRecord, streamId: string): DurableRunRecord;
   within<T>(context: OtelApi.Context | undefined, pull: () => T): T;
@@ -49,6 +50,8 @@ class ObservedRowIterator implements RowIterator {
   private ended = false;
   private run: DurableRunRecord | undefined;
   private context: OtelApi.Context | undefined;
+  /** Counts a row in the metrics (undefined: no meter provider when the stream started). */
+  private countRow: (() => void) | undefined;
 
   constructor(
     private readonly inner: RowIterator,
@@ -63,6 +66,28 @@ class ObservedRowIterator implements RowIterator {
 
   next(): IteratorResult<unknown> | Promise<IteratorResult<unknown>> {
     if (this.ended) return this.inner.next();
+    const step = this.pull();
+    return isPromiseLike(step) ? (step as Promise<IteratorResult<unknown>>).then(this.onStep, this.onError) : this.onStep(step);
+  }
+
+  /**
+   * The live stream writer's way (`RowIterator.nextUnwatched`): it hands each step back through
+   * `stepSettled`/`stepFailed`, so a row costs no promise and no microtask of this iterator's own.
+   */
+  nextUnwatched(): IteratorResult<unknown> | Promise<IteratorResult<unknown>> {
+    return this.ended ? this.inner.next() : this.pull();
+  }
+
+  stepSettled(step: IteratorResult<unknown>): void {
+    this.onStep(step);
+  }
+
+  stepFailed(error: unknown): void {
+    if (!this.ended) this.end('error', error);
+  }
+
+  /** The inner step (before the end), inside the call's span; a synchronous throw ends the observation here. */
+  private pull(): IteratorResult<unknown> | Promise<IteratorResult<unknown>> {
     if (!this.started) {
       this.started = true;
       if (this.streamId !== undefined) {
@@ -70,14 +95,14 @@ class ObservedRowIterator implements RowIterator {
         this.context = this.run.context;
       }
       this.observer.streamStarted(this.record, this.run);
+      this.countRow = this.observer.rowCounter(this.record);
     }
-    let step: IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
     try {
-      step = this.observer.within(this.context, () => this.inner.next());
+      // No span to pull in (no SDK): no closure per row.
+      return this.context === undefined ? this.inner.next() : this.observer.within(this.context, () => this.inner.next());
     } catch (error) {
       return this.onError(error);
     }
-    return isPromiseLike(step) ? (step as Promise<IteratorResult<unknown>>).then(this.onStep, this.onError) : this.onStep(step);
   }
 
   return(): unknown {
@@ -96,7 +121,7 @@ class ObservedRowIterator implements RowIterator {
     if (step.done) this.end('completed');
     else {
       this.rows++;
-      this.observer.streamRow(this.record);
+      this.countRow?.();
     }
     return step;
   }

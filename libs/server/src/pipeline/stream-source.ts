@@ -62,6 +62,16 @@ export interface RowIterator {
   next(): IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
   /** Stops the producer (runs a generator's `finally`). Safe to call more than once. */
   return?(): unknown;
+  /**
+   * For a consumer that awaits each step itself: `next()` without the iterator watching the step
+   * through a promise of its own. The consumer then hands every step back once it has it —
+   * `stepSettled(step)`, or `stepFailed(error)` when it threw or rejected — before acting on it. An
+   * iterator that watches its steps (the observed rows of a stream) offers these three; the
+   * others leave them out and `next()` is all there is.
+   */
+  nextUnwatched?(): IteratorResult<unknown> | Promise<IteratorResult<unknown>>;
+  stepSettled?(step: IteratorResult<unknown>): void;
+  stepFailed?(error: unknown): void;
 }
 
 /** A handler value that is not a stream: a programming error, answered -32603 before the stream starts. */

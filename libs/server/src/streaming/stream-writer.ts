@@ -135,6 +135,7 @@ export class StreamResponseWriter {
 
   private async pump(): Promise<void> {
     const iterator = this.iterator;
+    const unwatched = iterator.nextUnwatched !== undefined;
     const encoder = this.config.encoder;
     try {
       for (;;) {
@@ -144,12 +145,15 @@ export class StreamResponseWriter {
         }
         let step: StepResult;
         try {
-          step = iterator.next();
+          // An observed stream's steps are handed back rather than watched by a promise per row.
+          step = unwatched ? iterator.nextUnwatched!() : iterator.next();
           if (isPromise(step)) step = await step;
         } catch (error) {
           this.iteratorFinished = true;
+          if (unwatched) iterator.stepFailed!(error);
           throw error;
         }
+        if (unwatched) iterator.stepSettled!(step);
         if (this.state !== WriterState.Open) return;
         if (step.done) {
           this.iteratorFinished = true;
