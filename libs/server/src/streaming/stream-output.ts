@@ -140,6 +140,9 @@ export class StreamOutput {
   private readonly onClose = (): void => {
     this.keepAlive?.delete(this);
     this.stall.drained();
+    // Behind `compression` the listener sits on its zlib stream, which `res.off` does not reach: a
+    // late 'drain' from there finds nothing blocked.
+    this.blocked = false;
     this.res.off('drain', this.onDrain);
     this.listener.onClose();
   };
