@@ -261,6 +261,29 @@ describe('HTTP (default options)', () => {
       expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: use POST' }, id: null });
     });
 
+    it('OPTIONS is not answered by the module: it goes on to the app (here Nest\'s 404), with no Allow of the module\'s verbs', async () => {
+      for (const path of ['/rpc', '/rpc/stream']) {
+        const res = await raw(t.url, { method: 'OPTIONS', path });
+        expect([path, res.status, res.headers.allow]).toEqual([path, 404, undefined]);
+      }
+    });
+
+    it('whole answers say their length (Content-Length, never chunked): a result, a parse error, a 405, a HEAD', async () => {
+      const body = JSON.stringify(call('echo', ['é']));
+      const answers = [
+        await raw(t.url, { headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body }),
+        await raw(t.url, { headers: { 'content-type': 'application/json', 'content-length': 1 }, body: '{' }),
+        await raw(t.url, { method: 'GET' }),
+      ];
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 405]);
+      for (const res of answers) {
+        expect([res.headers['content-length'], res.headers['transfer-encoding']]).toEqual([String(Buffer.byteLength(res.text)), undefined]);
+      }
+      expect(JSON.parse(answers[0].text)).toEqual({ jsonrpc: '2.0', result: ['é'], id: 1 });
+      const head = await raw(t.url, { method: 'HEAD' });
+      expect([head.status, head.headers['content-length'], head.text]).toEqual([405, String(Buffer.byteLength(answers[2].text)), '']);
+    });
+
     it('a successful call is 200, never 201', async () => {
       const res = await t.rpc(call('echo', [1]));
       expect(res.status).toBe(200);

@@ -45,6 +45,9 @@ interface ServedRoute {
   readonly arrivals: BodyArrivalWatch<Response> | undefined;
 }
 
+/** Out of the module's router, on along the app's stack. */
+const leaveRouter = (_req: Request, _res: Response, next: NextFunction): void => next('router');
+
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T> | undefined)?.then === 'function';
 }
@@ -135,6 +138,9 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   }
 
   send(reply: Response, status: number, headers: OutgoingHttpHeaders, body?: string | Buffer): void {
+    // The length, as Fastify sends it: after writeHead() without one, Node frames the body as
+    // chunked, and a HEAD answer would not say how long the GET's is.
+    if (status !== 204 && status !== 304) reply.setHeader('content-length', body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     // Headers the app's middleware set with `res.setHeader` (CORS...) are merged in by Node.
     reply.writeHead(status, headers);
     reply.end(body);
@@ -169,6 +175,10 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
     const methods = typeof route.method === 'string' ? [route.method] : route.method;
     const chain = router.route(path);
     for (const method of methods) chain[method.toLowerCase() as Verb](handler);
+    // Express's router answers an OPTIONS request no route of it serves with the verbs of the
+    // routes at its path (200, `Allow`); the module answers no OPTIONS (as on Fastify), so it goes
+    // on to the app: its CORS middleware, its own routes or Nest's 404.
+    chain.options(leaveRouter);
   }
 
   /** The route's handler: its exchange, with the body claimed before the parsers or read now. */
