@@ -6,8 +6,9 @@
  * but under `maxRequestSize` is served, params reach the handler, a media type the module does
  * not read is 415, the 413 carries the CORS headers of the app's middleware — and the app's own
  * controllers still get their parsed bodies. On Express, a parser the module cannot run before
- * (one a Nest middleware consumer applies to every route) is never a silent empty body: 500, and
- * the log says what to change.
+ * (wrapped in the app's own function, or applied by a Nest middleware consumer to every route) is
+ * never a silent empty body: what it parsed is served, or 500 when it kept nothing, and the log
+ * says what to change.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Body, Controller, Injectable, Module, Post, type INestApplication, type MiddlewareConsumer, type NestApplicationOptions, type NestModule } from '@nestjs/common';
@@ -141,6 +142,14 @@ class EveryRouteJsonParser {
   }
 }
 
+/** A middleware that reads every body and keeps nothing of it. */
+@Injectable()
+class EveryRouteBodyDrain {
+  use(req: IncomingMessage, _res: ServerResponse, next: () => void) {
+    req.on('end', () => next()).resume();
+  }
+}
+
 @Module({ imports: [JsonRpcModule.forRoot()], providers: [EchoMethods] })
 class ConsumerParserModule implements NestModule {
   configure(consumer: MiddlewareConsumer) {
@@ -148,26 +157,81 @@ class ConsumerParserModule implements NestModule {
   }
 }
 
+@Module({ imports: [JsonRpcModule.forRoot()], providers: [EchoMethods] })
+class ConsumerDrainModule implements NestModule {
+  configure(consumer: MiddlewareConsumer) {
+    consumer.apply(EveryRouteBodyDrain).forRoutes('{*path}');
+  }
+}
+
+const ECHO_CALL = JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { a: 1 }, id: 1 });
+const WHAT_TO_CHANGE = 'The body of POST /rpc was read before JsonRpcModule could read it, by a body parser the module does not recognise';
+
+async function listen(module: object, options: NestApplicationOptions, configure?: (app: INestApplication) => void) {
+  const logger = new CapturingLogger();
+  const app = await NestFactory.create<INestApplication>(module as never, testAdapter(), { logger, ...options });
+  configure?.(app);
+  await app.listen(0, '127.0.0.1');
+  return { app, logger, url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
+}
+
 // Express only: on Fastify, Nest middleware sees the Node request, and the module's routes read
 // their bodies through their own content-type parser, which nothing runs before.
 if (TEST_PLATFORM === 'express') {
   describe('on Express, a body read before the module could', () => {
-    it('is answered 500 (never empty params), and the log says what to change, once', async () => {
-      const logger = new CapturingLogger();
+    it("by a parser a Nest middleware consumer applies to every route: served from the parser's req.body, params intact, and the log says what to change, once", async () => {
       // No parser the module recognises in the app's stack (so nothing to claim bodies before): only the consumer's.
-      const app = await NestFactory.create<INestApplication>(ConsumerParserModule, testAdapter(), { logger, bodyParser: false });
-      await app.listen(0, '127.0.0.1');
-      const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+      const { app, logger, url } = await listen(ConsumerParserModule, { bodyParser: false });
       try {
         for (let i = 0; i < 2; i++) {
-          const res = await post(`${url}/rpc`, JSON.stringify({ jsonrpc: '2.0', method: 'echo', params: { a: 1 }, id: 1 }));
+          const res = await post(`${url}/rpc`, ECHO_CALL);
+          expect(res.status).toBe(200);
+          expect(await res.json()).toEqual({ jsonrpc: '2.0', result: { a: 1 }, id: 1 });
+        }
+        const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(WHAT_TO_CHANGE);
+        expect(warnings[0]).toContain("the module serves what it left on req.body: that parser's size limit and error answers apply");
+        expect(warnings[0]).toContain('MiddlewareConsumer.exclude()');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("by express.json() wrapped in the app's own function before Nest's parser (a webhook-skipping wrapper): served, and the parser's own refusals apply", async () => {
+      const { app, logger, url } = await listen(ParsersModule, {}, (nest) =>
+        nest.use((req: IncomingMessage & { originalUrl: string }, res: ServerResponse, next: () => void) =>
+          req.originalUrl === '/webhook' ? next() : express.json()(req as never, res as never, next),
+        ),
+      );
+      try {
+        const res = await post(`${url}/rpc`, ECHO_CALL);
+        expect([res.status, await res.json()]).toEqual([200, { jsonrpc: '2.0', result: { a: 1 }, id: 1 }]);
+        const batch = await post(`${url}/rpc`, JSON.stringify([{ jsonrpc: '2.0', method: 'echo', params: [1], id: 1 }, { jsonrpc: '2.0', method: 'echo', params: [2] }]));
+        expect(await batch.json()).toEqual([{ jsonrpc: '2.0', result: [1], id: 1 }]);
+        // The module's parser rules still hold on what it is handed: no prototype keys reach params.
+        const polluted = await post(`${url}/rpc`, '{"jsonrpc":"2.0","method":"echo","params":{"__proto__":{"x":1},"a":1},"id":2}');
+        expect(await polluted.json()).toEqual({ jsonrpc: '2.0', result: { a: 1 }, id: 2 });
+        // Bad JSON is the wrapped parser's to refuse (Express's 400), as the log says.
+        expect((await post(`${url}/rpc`, '{')).status).toBe(400);
+        expect(logger.lines.filter((line) => line.level === 'warn' && line.message.includes(WHAT_TO_CHANGE))).toHaveLength(1);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('by a middleware that keeps nothing of it: answered 500 (never empty params), and the log says what to change, once', async () => {
+      const { app, logger, url } = await listen(ConsumerDrainModule, { bodyParser: false });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const res = await post(`${url}/rpc`, ECHO_CALL);
           expect(res.status).toBe(500);
           expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
         }
-        const errors = logger.lines.filter((line) => line.level === 'error').map((line) => line.message);
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toContain('The body of POST /rpc was read before JsonRpcModule could read it');
-        expect(errors[0]).toContain('MiddlewareConsumer.exclude()');
+        const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]).toContain(WHAT_TO_CHANGE);
+        expect(warnings[0]).toContain('left nothing the module can serve, so the request was answered 500 (never with empty params)');
       } finally {
         await app.close();
       }

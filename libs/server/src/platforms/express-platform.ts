@@ -48,6 +48,22 @@ interface ServedRoute {
 /** Out of the module's router, on along the app's stack. */
 const leaveRouter = (_req: Request, _res: Response, next: NextFunction): void => next('router');
 
+/**
+ * The JSON text of what a body parser left on `req.body`: `express.text()`'s string,
+ * `express.raw()`'s bytes, `express.json()`'s value (written back to text, which the module
+ * parses under its own depth and prototype rules). Undefined when it left nothing.
+ */
+function parsedBodyText(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return undefined;
+  }
+}
+
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T> | undefined)?.then === 'function';
 }
@@ -72,8 +88,9 @@ function expressPath(path: string): string {
  * bodies of the module's routes there — the parsers then skip a request whose body has been read.
  * Everything the app mounted before its parsers (CORS, security headers, sessions) has run by
  * then, so the module's refusals carry their headers as on Fastify. A body something else read
- * first (a parser the module cannot see, such as one applied by a Nest middleware consumer to
- * every route) is never silently an empty body: the request is answered 500 and the cause logged.
+ * first (a parser the module cannot see: wrapped in the app's own function, or applied by a Nest
+ * middleware consumer to every route) is served from what that parser left on `req.body`, and the
+ * cause logged; never silently as an empty body.
  */
 export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdge {
   readonly type = 'express';
@@ -238,7 +255,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
     if (readsJson && !isJsonRpcMediaType(req.headers['content-type'], JSON_RPC_REQUEST_MEDIA_TYPES)) {
       return this.refuse(group, route, req, res, 'unsupportedMediaType');
     }
-    if (req.readableDidRead || req.readableEnded) return this.consumedElsewhere(group, route, req, res);
+    if (req.readableDidRead || req.readableEnded) return this.readElsewhere(group, route, req, res);
     continueRequest(req, res, limit);
     const watched = arrivals?.watch(req, res);
     // A Promise, not `readBody`'s callback: a Promise's reaction runs in the async context where
@@ -262,18 +279,32 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
     return REFUSED;
   }
 
-  /** Something read the body before the module could: 500, and the log says what to change. */
-  private consumedElsewhere(group: HttpRouteGroup, route: HttpRoute, req: Request, res: Response): Claim {
+  /**
+   * Something read the body before the module could — a parser it does not recognise: one wrapped
+   * in a function of the app's own, or one a Nest middleware consumer applies to every route. What
+   * that parser left on `req.body` is served (its limits and its refusals apply, not the module's),
+   * and the log says once what to change; with nothing left there the request is answered 500,
+   * never as empty params.
+   */
+  private readElsewhere(group: HttpRouteGroup, route: HttpRoute, req: Request, res: Response): Claim {
+    const text = parsedBodyText((req as { body?: unknown }).body);
     if (!this.warnedConsumed) {
       this.warnedConsumed = true;
-      this.logger.error(
-        `The body of ${req.method} ${req.originalUrl} was read before JsonRpcModule could read it, so the request was answered 500 ` +
-          '(never with empty params). A body parser the module cannot run before read it: mount body parsers with app.use(), ' +
-          "app.useBodyParser() or Nest's bodyParser option (the module reads its routes' bodies before those), or leave the " +
-          "module's paths out of the middleware that reads it (MiddlewareConsumer.exclude()).",
+      const outcome =
+        text === undefined
+          ? 'and left nothing the module can serve, so the request was answered 500 (never with empty params)'
+          : "and the module serves what it left on req.body: that parser's size limit and error answers apply to the module's routes, not maxRequestSize and -32700";
+      this.logger.warn(
+        `The body of ${req.method} ${req.originalUrl} was read before JsonRpcModule could read it, by a body parser the module does not recognise, ${outcome}. ` +
+          "To have the module read its routes' bodies itself: mount body parsers as they are (app.use(express.json()), app.useBodyParser() or Nest's bodyParser option; " +
+          "the module reads its bodies before those), not wrapped in a function of your own, or leave the module's paths out of the middleware that reads them " +
+          '(MiddlewareConsumer.exclude(), or a path check in the wrapper).',
       );
     }
-    return this.refuse(group, route, req, res, 'internal');
+    if (text === undefined) return this.refuse(group, route, req, res, 'internal');
+    if (group.body !== 'json') return NO_BODY;
+    if (Buffer.byteLength(text) > this.bodyLimit) return this.refuse(group, route, req, res, 'tooLarge');
+    return { text };
   }
 
   /** The body has not arrived in time: 408 while the request is open; its connection closed once answered. */
