@@ -93,6 +93,19 @@ describe('POST /mcp over HTTP', () => {
     expect(fresh.headers.get('x-request-id')).toMatch(uuid);
   });
 
+  it('heads its answers alike on both platforms: JSON with its charset and length (the SDK path too), a notification 202 with no body and no media type', async () => {
+    const answers = [
+      await mcpPost(t, request('tools/list')),
+      await mcpPost(t, request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } })),
+    ];
+    for (const res of answers) {
+      const text = await res.text();
+      expect([res.status, res.headers.get('content-type'), res.headers.get('content-length')]).toEqual([200, 'application/json; charset=utf-8', String(Buffer.byteLength(text))]);
+    }
+    const notified = await mcpPost(t, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect([notified.status, notified.headers.get('content-type'), await notified.text()]).toEqual([202, null, '']);
+  });
+
   it('answers malformed requests with JSON-RPC errors, never a crash or a stack', async () => {
     const notJson = await mcpPost(t, '{"jsonrpc":');
     expect(notJson.status).toBe(400);

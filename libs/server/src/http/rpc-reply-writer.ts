@@ -142,8 +142,12 @@ export class RpcReplyWriter {
     response.headers.forEach((value, name) => {
       if (name !== 'content-length') headers[name] = value;
     });
+    // The same head on either platform: JSON says its charset as the module's own answers do
+    // (Fastify would add it, Express would not), and an empty body (a 202) has no media type.
+    if (headers['content-type'] === 'application/json') headers['content-type'] = JSON_CONTENT_TYPE;
     if (response.body === null || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      return this.sendBody(exchange, response.status, headers, await response.text());
+      const text = await response.text();
+      return this.sendBody(exchange, response.status, headers, text === '' ? undefined : text);
     }
     const res = this.openStream(exchange, response.status, headers);
     await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch(() => undefined);

@@ -16,7 +16,7 @@ import {
   type McpRequestContext,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { serializeError, type RpcId } from '@nest-jsonrpc/protocol';
+import { JSON_CONTENT_TYPE, serializeError, type RpcId } from '@nest-jsonrpc/protocol';
 import { requestUser } from '../context/caller-identity.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import { bodyLimitOf } from '../http/body-limit.js';
@@ -130,7 +130,7 @@ export class McpHttpRoutes {
 
   /** A JSON-RPC answer decided here (natively, or a challenge), with its `WWW-Authenticate`. */
   protected sendAnswer(exchange: RpcHttpExchange, answer: McpNativeAnswer): void {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
     if (answer.wwwAuthenticate) headers['www-authenticate'] = answer.wwwAuthenticate;
     this.writer.sendBody(exchange, answer.status, headers, JSON.stringify(answer.message));
   }
