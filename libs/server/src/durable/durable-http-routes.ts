@@ -149,6 +149,8 @@ export class DurableHttpRoutes {
       return;
     }
     const res = openStreamResponse(this.writer, exchange, this.options.stream.headers, sseEncoder.contentType, record.id);
+    // HEAD: GET's status and headers, and the answer ends there: nothing is replayed or attached for it.
+    if (exchange.method === 'HEAD') return void res.end();
     res.write(this.sseHead);
     this.runner.subscribe(record.id, cursor, this.attachments.open(res));
   }

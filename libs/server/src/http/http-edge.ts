@@ -15,7 +15,12 @@ export interface HttpRoute {
   readonly path: string;
   /** Answers; a Promise settles once the answer is written (or the response taken over). */
   readonly handle: (exchange: RpcHttpExchange) => void | Promise<void>;
-  /** `false`: a GET route does not answer HEAD too. */
+  /**
+   * A GET route answers HEAD too, with the same handler: the platform sends its status and headers
+   * without the body. A handler that takes the response over (`openStream`) must end it at once on
+   * HEAD, replaying and attaching nothing. `false`: HEAD is not served (404) — for a route whose
+   * answer only doing GET's work would tell (`GET <stream.path>` runs the method).
+   */
   readonly head?: false;
 }
 
