@@ -4,8 +4,9 @@
  * for it. The durable attach route (`GET /rpc/streams/:id`) gives GET's 200 and SSE headers, its
  * 404, 400 and 204, and leaves no subscription behind; the live stream route (`GET /rpc/stream`),
  * whose status only running the method would tell, is not served on HEAD (404, the method never
- * runs). Each HEAD goes over a kept-alive connection that must then serve the next request: a
- * response the server still holds open would keep it busy.
+ * runs); `/rpc` and `/mcp` refuse HEAD as they refuse GET (405). Each HEAD goes over a kept-alive
+ * connection that must then serve the next request: a response the server still holds open would
+ * keep it busy.
  */
 import http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -216,6 +217,16 @@ describe('HEAD on the GET routes: GET’s status and headers, no body, nothing s
     const calls = liveCalls;
     const answer = await head('/rpc/stream?method=live.ticks&id=1');
     expect([answer.status, answer.bodyBytes, liveCalls - calls]).toEqual([404, 0, 0]);
+  });
+
+  it.each([
+    ['/rpc', 405],
+    ['/mcp', 405],
+  ])('%s, which GET refuses: GET’s refusal, with its Allow', async (path, status) => {
+    const get = await send('GET', path);
+    const answer = await head(path);
+    expect([get.status, get.headers.allow]).toEqual([status, 'POST']);
+    expect([answer.status, answer.bodyBytes, answerFields(answer.headers)]).toEqual([status, 0, answerFields(get.headers)]);
   });
 
   it.each([

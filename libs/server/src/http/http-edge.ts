@@ -85,7 +85,6 @@ export function methodNotAllowed(
   method: HttpRoute['method'],
   path: string,
   detail: { allow: string; hint?: string },
-  head?: false,
 ): HttpRoute {
-  return { method, path, head, handle: (exchange) => writer.sendTransportError(exchange, family, 'methodNotAllowed', detail) };
+  return { method, path, handle: (exchange) => writer.sendTransportError(exchange, family, 'methodNotAllowed', detail) };
 }

@@ -81,7 +81,7 @@ export class McpHttpRoutes {
       family: 'rpc',
       body: 'json',
       admit: this.allowedHosts.length ? (exchange) => this.checkHost(exchange) : undefined,
-      routes: [{ method: 'POST', path, handle: (exchange) => this.handlePost(exchange) }, methodNotAllowed(this.writer, 'rpc', ['GET', 'DELETE', 'PUT', 'PATCH'], path, hint, false)],
+      routes: [{ method: 'POST', path, handle: (exchange) => this.handlePost(exchange) }, methodNotAllowed(this.writer, 'rpc', ['GET', 'DELETE', 'PUT', 'PATCH'], path, hint)],
       onClose: () => this.handler.close(),
     };
   }
