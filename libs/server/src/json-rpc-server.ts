@@ -13,6 +13,7 @@ import { keepTickObjectShape } from './http/tick-object-shape.js';
 import type { ResolvedDurableOptions } from './options/durable-options.js';
 import type { ResolvedJsonRpcOptions } from './options/json-rpc-options.js';
 import type { ResolvedLimitsOptions } from './options/limits-options.js';
+import type { McpMount } from './mcp/index.js';
 import type { ResolvedMcpOptions } from './options/mcp-options.js';
 import type { ResolvedExplorerOptions, ResolvedOpenRpcOptions } from './options/openrpc-options.js';
 import { OPTIONS_SECTION } from './options/option-section-tokens.js';
@@ -35,6 +36,8 @@ const BUILT_IN_METHODS: ReadonlySet<object> = new Set([OpenRpcDiscovery]);
 export class JsonRpcServer implements OnModuleInit {
   private readonly logger = new Logger('JsonRpc');
   private registryRef: RpcMethodRegistry | undefined;
+  /** What MCP mounted, when `mcp.enabled` (the tests read its in-flight requests). */
+  private mcpMount: McpMount | undefined;
 
   /** @internal */
   constructor(
@@ -97,8 +100,8 @@ export class JsonRpcServer implements OnModuleInit {
     if (mcp.enabled) {
       // Loaded only when enabled: the MCP SDK (and zod) stay out of apps that do not serve MCP.
       const { mountMcpRoutes } = await import('./mcp/index.js');
-      const options = { mcp, durable, maxRequestSize };
-      await mountMcpRoutes(edge, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable: runner, ...(runner && { tasks: { runner, access: this.durableAccess } }) });
+      const options = { mcp, durable, maxRequestSize, security: this.security };
+      this.mcpMount = await mountMcpRoutes(edge, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable: runner, ...(runner && { tasks: { runner, access: this.durableAccess } }) });
     }
   }
 

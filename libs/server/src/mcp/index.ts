@@ -10,6 +10,7 @@ import type { RpcPipeline } from '../pipeline/rpc-pipeline.js';
 import type { RpcMethodRegistry } from '../registry/rpc-method-registry.js';
 import { McpResourceServer } from './auth/mcp-resource-server.js';
 import { McpHttpRoutes } from './mcp-http-routes.js';
+import { McpInFlightRequests } from './mcp-in-flight-requests.js';
 import { McpMetadataRoutes } from './mcp-metadata-routes.js';
 import { McpNativeMethods } from './mcp-native-methods.js';
 import { McpRestRoutes } from './mcp-rest-routes.js';
@@ -27,12 +28,19 @@ export interface McpMountContext {
   readonly pipeline: RpcPipeline;
   readonly mapper: RpcExceptionMapper;
   readonly writer: RpcReplyWriter;
-  /** The sections MCP reads: its own, whether durable streams run (tasks, durable tools), and the body bound the SDK is told. */
-  readonly options: Pick<ResolvedJsonRpcOptions, 'mcp' | 'durable' | 'maxRequestSize'>;
+  /** The sections MCP reads: its own, whether durable streams run (tasks, durable tools), the body bound the SDK is told, and who the caller is (`security.userIdResolver`). */
+  readonly options: Pick<ResolvedJsonRpcOptions, 'mcp' | 'durable' | 'maxRequestSize'> & { readonly security: Pick<ResolvedJsonRpcOptions['security'], 'userIdResolver'> };
   readonly logger: Logger;
   readonly durable: DurableCallStarter | undefined;
   /** Durable streams, for MCP tasks: the runner and who may see which stream. Absent: no tasks. */
   readonly tasks?: { readonly runner: DurableStreamRunner; readonly access: DurableStreamAccess };
+}
+
+/** What `mountMcpRoutes` built that lives on with the app. */
+export interface McpMount {
+  readonly catalog: McpToolCatalog;
+  /** The requests in flight a `notifications/cancelled` may cancel. */
+  readonly inFlight: McpInFlightRequests;
 }
 
 /**
@@ -40,7 +48,7 @@ export interface McpMountContext {
  * on `edge`, the REST surface when `mcp.rest`, and the Protected Resource Metadata when
  * `mcp.auth`.
  */
-export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promise<McpToolCatalog> {
+export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promise<McpMount> {
   const { options, writer, logger } = c;
   const auth = options.mcp.auth;
   // The resource server reads the catalog's scopes lazily; the catalog asks it which scopes a tool needs.
@@ -51,13 +59,14 @@ export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promis
   });
   const runner = new McpToolRunner(c.pipeline, c.mapper, c.durable);
   const tasks = c.tasks && new McpTasks(c.tasks.runner, c.tasks.access, c.pipeline, catalog, runner, options);
-  const native = new McpNativeMethods(catalog, runner, tasks, resourceServer, options.mcp);
-  const routes = new McpHttpRoutes(catalog, runner, writer, options, logger, native, resourceServer);
+  const inFlight = new McpInFlightRequests(options.security.userIdResolver);
+  const native = new McpNativeMethods(catalog, runner, tasks, resourceServer, options.mcp, inFlight);
+  const routes = new McpHttpRoutes(catalog, runner, writer, options, logger, inFlight, native, resourceServer);
   edge.mount(routes.routes());
   if (options.mcp.rest) edge.mount(new McpRestRoutes(catalog, runner, writer, options.mcp, logger, (exchange) => routes.checkHost(exchange), resourceServer).routes());
   if (resourceServer) edge.mount(new McpMetadataRoutes(resourceServer, writer).routes());
   const rest = options.mcp.rest ? ` (REST: GET ${options.mcp.path}/tools, POST ${options.mcp.path}/call)` : '';
   const extras = [tasks && 'tasks on durable streams', resourceServer && `OAuth resource ${auth!.resource} (metadata at ${resourceServer.metadataPaths.join(', ')})`].filter(Boolean);
   logger.log(`MCP on POST ${options.mcp.path}: ${catalog.size} tool(s)${rest}${extras.length ? `; ${extras.join('; ')}` : ''}`);
-  return catalog;
+  return { catalog, inFlight };
 }

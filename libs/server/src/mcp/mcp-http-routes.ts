@@ -25,7 +25,8 @@ import { NOT_JSON, PARSE_ERROR, parseJsonText } from '../http/json-text.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import type { McpResourceServer } from './auth/mcp-resource-server.js';
-import { TASKS_EXTENSION, type McpNativeAnswer, type McpNativeMethods } from './mcp-native-methods.js';
+import type { McpInFlightRequests } from './mcp-in-flight-requests.js';
+import { CANCELLED_REQUEST, TASKS_EXTENSION, type McpNativeAnswer, type McpNativeMethods } from './mcp-native-methods.js';
 import type { McpToolCatalog } from './mcp-tool-catalog.js';
 import type { McpRowListener, McpToolResult, McpToolRunner } from './mcp-tool-runner.js';
 
@@ -60,6 +61,8 @@ export class McpHttpRoutes {
     protected readonly writer: RpcReplyWriter,
     protected readonly options: Pick<ResolvedJsonRpcOptions, 'mcp' | 'maxRequestSize'>,
     protected readonly logger: Logger,
+    /** The requests `notifications/cancelled` may cancel while they run (`McpInFlightRequests`). */
+    protected readonly inFlight: McpInFlightRequests,
     /** The stateless methods answered without an SDK server; absent: the SDK answers everything. */
     protected readonly native?: McpNativeMethods,
     /** `mcp.auth`: credentials and challenges. */
@@ -104,13 +107,29 @@ export class McpHttpRoutes {
       if (refusal) return this.sendAnswer(exchange, { status: refusal.status, message: { jsonrpc: '2.0', id: idOf(body), error: refusal.error }, ...('wwwAuthenticate' in refusal && { wwwAuthenticate: refusal.wwwAuthenticate }) });
     }
     const call = this.native?.accept({ headers: exchange.headers, body });
-    if (call) return this.sendAnswer(exchange, await this.native!.answer(call, exchange));
+    if (call) {
+      const answer = await this.native!.answer(call, exchange);
+      return answer === CANCELLED_REQUEST ? this.sendNoResponse(exchange) : this.sendAnswer(exchange, answer);
+    }
     const challenge = this.challengeOf(body, exchange);
     if (challenge) return this.sendAnswer(exchange, challenge);
     const webRequest = await toWebRequest(exchange.raw, body, { signal: exchange.signal });
     this.exchanges.set(webRequest, exchange);
+    const response = await this.fetch(webRequest, body);
+    // The SDK accepted the message(s) (notifications answer 202): a `notifications/cancelled` among them cancels its request.
+    if (response.status === 202) this.inFlight.cancelFrom(body, exchange);
     // A JSON answer is sent as text (one write); an SSE answer streams as the SDK produces it.
-    await this.writer.sendWebResponse(exchange, await this.fetch(webRequest, body));
+    await this.writer.sendWebResponse(exchange, response);
+  }
+
+  /**
+   * The HTTP answer of a request its client cancelled: MCP says to send no response for it, and a
+   * POST that carried a request is answered with JSON or an event stream (a 202 is for
+   * notifications only), so it is an event stream that ends with no message. Both SDK clients
+   * read it as the end of a request they have stopped waiting for, silently.
+   */
+  protected sendNoResponse(exchange: RpcHttpExchange): void {
+    this.writer.sendBody(exchange, 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, '');
   }
 
   /** One exchange through the SDK, by era (see the class comment). */
@@ -195,7 +214,14 @@ export class McpHttpRoutes {
         ? undefined
         : (progress, message) =>
             ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(message !== undefined && { message }) } });
-    return this.runner.call(entry, args, exchange, { format: entry.format ?? this.options.mcp.defaultFormat, id, onRow });
+    const options = { format: entry.format ?? this.options.mcp.defaultFormat, id, onRow };
+    // The calls of one batch share an exchange, and a task is cancelled with tasks/cancel: neither is registered.
+    if (exchange.isBatch || request.params.task !== undefined) return this.runner.call(entry, args, exchange, options);
+    // Cancelling aborts the exchange, which is the web request's signal: the call stops, and the
+    // SDK's per-request server and transport, closed when that signal aborts (both eras' entries),
+    // send no response; the event stream ends.
+    const inFlight = this.inFlight.begin(exchange, id);
+    return this.runner.call(entry, args, exchange, options).finally(() => inFlight.end());
   }
 
   /** Who is calling: the web `Request` the SDK serves names the exchange. */

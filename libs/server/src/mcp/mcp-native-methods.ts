@@ -15,6 +15,7 @@ import { singleValue } from '../context/single-value.js';
 import type { ResolvedMcpOptions } from '../options/mcp-options.js';
 import type { BearerChallenge } from './auth/bearer-challenge.js';
 import type { McpResourceServer } from './auth/mcp-resource-server.js';
+import type { McpInFlightRequests } from './mcp-in-flight-requests.js';
 import type { McpToolCatalog, McpToolDescription, McpToolEntry } from './mcp-tool-catalog.js';
 import type { McpToolOutcome, McpToolRunner } from './mcp-tool-runner.js';
 import type { McpTaskEnd, McpTasks, McpTaskView } from './tasks/mcp-tasks.js';
@@ -50,6 +51,12 @@ export interface McpNativeAnswer {
   /** A Bearer challenge (`mcp.auth`). */
   readonly wwwAuthenticate?: string;
 }
+
+/**
+ * The answer to a request its client cancelled (`notifications/cancelled`): no JSON-RPC response
+ * at all, as MCP asks; the route ends the HTTP answer as an empty event stream.
+ */
+export const CANCELLED_REQUEST: unique symbol = Symbol('cancelled MCP request');
 
 /** What a request looks like to this path: lower-case header names, the parsed body. */
 export interface McpInboundRequest {
@@ -99,6 +106,8 @@ export class McpNativeMethods {
     private readonly tasks: McpTasks | undefined,
     private readonly resourceServer: McpResourceServer | undefined,
     private readonly options: ResolvedMcpOptions,
+    /** Where the requests a client may cancel are registered while they run. */
+    private readonly inFlight: McpInFlightRequests,
   ) {
     this.serverInfo = Object.freeze({ name: options.name, version: options.version });
   }
@@ -160,8 +169,8 @@ export class McpNativeMethods {
     return true;
   }
 
-  /** The answer to an accepted call. */
-  async answer(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer> {
+  /** The answer to an accepted call; `CANCELLED_REQUEST` when its client cancelled it. */
+  async answer(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer | typeof CANCELLED_REQUEST> {
     switch (call.method) {
       case 'ping':
         return this.result(call, {});
@@ -216,7 +225,7 @@ export class McpNativeMethods {
     return listed;
   }
 
-  private async callTool(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer> {
+  private async callTool(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer | typeof CANCELLED_REQUEST> {
     const { name, arguments: args, task } = call.params as { name: string; arguments?: unknown; task?: unknown };
     const roles = exchange.roles;
     const entry = this.catalog.find(name, roles);
@@ -232,9 +241,15 @@ export class McpNativeMethods {
       if (started.started) return this.result(call, call.era === 'modern' ? { resultType: 'task', ...taskFields(started.task, 'modern') } : { task: taskFields(started.task, 'legacy') });
       return this.toolAnswer(call, entry, started.outcome, authenticated);
     }
+    // A task is cancelled with tasks/cancel, never notifications/cancelled: only a direct call is registered.
     const format = entry.format ?? this.options.defaultFormat;
-    const outcome = await this.runner.run(entry, args, exchange, { format, id: call.id });
-    return this.toolAnswer(call, entry, outcome, authenticated);
+    const request = this.inFlight.begin(exchange, call.id);
+    try {
+      const outcome = await this.runner.run(entry, args, exchange, { format, id: call.id });
+      return request.cancelled ? CANCELLED_REQUEST : this.toolAnswer(call, entry, outcome, authenticated);
+    } finally {
+      request.end();
+    }
   }
 
   /**
@@ -266,7 +281,7 @@ export class McpNativeMethods {
     return this.result(call, outcome.result);
   }
 
-  private async taskMethod(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer> {
+  private async taskMethod(call: McpNativeCall, exchange: RpcHttpExchange): Promise<McpNativeAnswer | typeof CANCELLED_REQUEST> {
     const tasks = this.tasks!;
     if (call.era === 'modern' && !call.declaresTasks) {
       const missing = new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
@@ -295,7 +310,18 @@ export class McpNativeMethods {
       }
       default: {
         // tasks/result (2025-11-25): blocks until the task ends, then answers what the call would have.
-        const lookup = await tasks.result(taskId, exchange);
+        // Its client may cancel the wait (notifications/cancelled); the task itself goes on.
+        const request = this.inFlight.begin(exchange, call.id);
+        let lookup: Awaited<ReturnType<McpTasks['result']>>;
+        try {
+          lookup = await tasks.result(taskId, exchange);
+        } catch (error) {
+          if (request.cancelled) return CANCELLED_REQUEST;
+          throw error;
+        } finally {
+          request.end();
+        }
+        if (request.cancelled) return CANCELLED_REQUEST;
         if (!lookup.found) return this.notFound(call, lookup.message);
         const end = lookup.end!;
         if (end.status === 'failed') return this.error(call, end.error);
