@@ -8,7 +8,8 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { MemoryStreamStore } from '@nest-jsonrpc/server';
+import { JsonRpcServer, MemoryStreamStore } from '@nest-jsonrpc/server';
+import type { McpMount } from '../../libs/server/src/mcp/index.js';
 import { eventually } from '../support/async.js';
 import type { TestApp } from '../support/rpc-test-app.js';
 import { endings, gates, startTasksApp } from './support/mcp-tasks-app.js';
@@ -215,6 +216,26 @@ describe('MCP tasks on durable streams', () => {
       const result = await waiting;
       expect(result.body.result).toEqual({ content: [{ type: 'text', text: '"part 0 part 1 "' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } });
       expect((await send('2025', 'tasks/get', { taskId: task.taskId })).body.result.status).toBe('completed');
+    });
+
+    it('notifications/cancelled never touches a task: naming its tools/call does nothing; naming a waiting tasks/result ends only that wait', async () => {
+      const as = (request: ReturnType<typeof mcpRequest>) => ({ ...request, headers: { ...request.headers, ...ada } });
+      const cancel = (requestId: string) => postMcp(url, as({ headers: mcpRequest('2025', 0, 'x').headers, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } } }));
+      const inFlight = () => (t.app.get(JsonRpcServer)['mcpMount'] as McpMount).inFlight;
+      const task = (await postMcp(url, as(mcpRequest('2025', 'start-n1', 'tools/call', { name: 'jobs.endless', arguments: { label: 'n1' }, task: {} })))).body.result.task;
+      // A task-augmented request is cancelled with tasks/cancel (MCP 2025-11-25): the notification is accepted and ignored.
+      expect((await cancel('start-n1')).status).toBe(202);
+      const waiting = postMcp(url, as(mcpRequest('2025', 'wait-n1', 'tasks/result', { taskId: task.taskId })));
+      await eventually(() => inFlight().size === 1, 5000, 'tasks/result registered');
+      expect((await cancel('wait-n1')).status).toBe(202);
+      const answer = await waiting;
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('text/event-stream');
+      expect(answer.body).toBeUndefined();
+      expect(inFlight().size).toBe(0);
+      expect((await send('2025', 'tasks/get', { taskId: task.taskId })).body.result.status).toBe('working');
+      expect(endings.n1).toBeUndefined();
+      expect((await send('2025', 'tasks/cancel', { taskId: task.taskId })).body.result.status).toBe('cancelled');
     });
 
     it('the spec\'s -32601 for a task on a tool that cannot be one, and for a required task not asked for', async () => {
