@@ -200,6 +200,8 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
     writeFileSync(join(app, 'package.json'), JSON.stringify({
       name: 'scratch-app', private: true, type: 'module',
       dependencies: { ...tarballs, ...workspaceVersions(root, PEERS) },
+      // As a Nest CLI app has it: a dev dependency that must stay out of a production install.
+      devDependencies: workspaceVersions(root, ['typescript']),
     }, null, 2));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
@@ -217,6 +219,11 @@ describe('npm pack every @nest-jsonrpc library into a fresh Nest app', () => {
       expect(existsSync(join(installed, 'dist/index.d.ts'))).toBe(true);
       expect(existsSync(join(installed, 'src'))).toBe(false);
     }
+    // Nothing of ours turns the app's dev-only TypeScript into a production dependency: an optional
+    // peer the app has as a dev dependency is `devOptional` in its lockfile, which `npm ci
+    // --omit=dev` installs (the schematics' devkit and TypeScript, ~31 MB, in every image).
+    const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8'));
+    expect([lock.packages['node_modules/typescript'].dev, lock.packages['node_modules/typescript'].devOptional]).toEqual([true, undefined]);
     // The server found the protocol and client packages it depends on in the app, not copies of its own.
     expect(existsSync(join(app, 'node_modules/@nest-jsonrpc/server/node_modules'))).toBe(false);
     // The client and the protocol must run in browsers: no Node built-in, no Buffer.
