@@ -45,6 +45,7 @@ describe('the CommonJS + jest template: nest add and nest g rpc give an app that
     expect(output).toContain('  - test/app.e2e-spec.ts: createNestApplication() now gets a FastifyAdapter');
     expect(output).toMatch(/Packages installed successfully/);
     expect(output).not.toMatch(/ESM-only|"type": "module"|jest loads ES modules/);
+    expect(output).toContain('Note: package.json keeps @nestjs/platform-express and @types/express:');
     expect(e2e.app.read('src/main.ts')).toBe(CJS_MAIN_ON_FASTIFY);
     expect(JSON.parse(e2e.app.read('package.json')).type).toBeUndefined();
   }, 10 * MINUTES);

@@ -105,7 +105,18 @@ function choosePlatform(
     switchTestingApps(tree, project, writes, report);
   }
   for (const note of switched.notes) report.note(`${entry}: ${note}`);
+  if (switched.switched) noteExpressKept(project, report);
   return { rootModule: rootModuleFile(tree, entry, switched.rootModule), platform };
+}
+
+/** Express's packages stay after the switch (docs/cli.md, "What it only tells you"): said, not removed. */
+function noteExpressKept(project: NestProject, report: ChangeReport): void {
+  const declared = (name: string) => project.packageJson.dependencies?.[name] !== undefined || project.packageJson.devDependencies?.[name] !== undefined;
+  const kept = ['@nestjs/platform-express', '@types/express'].filter(declared);
+  if (kept.length === 0) return;
+  report.note(
+    `package.json keeps ${kept.join(' and ')}: other files may still use Express (FileInterceptor, Express.Multer.File), and removing a dependency is yours to decide; remove ${kept.length > 1 ? 'them' : 'it'} once nothing imports ${kept.length > 1 ? 'them' : 'it'}.`,
+  );
 }
 
 /** The file and class of the root module main.ts boots. */

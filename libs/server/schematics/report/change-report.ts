@@ -22,7 +22,8 @@ export class ChangeReport {
 
   print(logger: SchematicContext['logger'], title: string, nothingToDo: string, next: readonly string[] = []): void {
     const lines = this.hasChanges ? [title, ...this.changes.map((c) => `  - ${c}`)] : [nothingToDo];
-    if (next.length > 0) lines.push('Next:', ...next.map((n) => `  ${n}`));
+    // What to do next follows a first set-up; after a run that changed nothing it may name what exists already.
+    if (this.hasChanges && next.length > 0) lines.push('Next:', ...next.map((n) => `  ${n}`));
     logger.info(lines.join('\n'));
     for (const note of this.notes) logger.warn(`Note: ${note}`);
   }
