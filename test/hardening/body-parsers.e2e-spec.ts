@@ -175,6 +175,17 @@ async function listen(module: object, options: NestApplicationOptions, configure
   return { app, logger, url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
 }
 
+/** Calls echo twice with the same answer each time; the warnings logged, which must be one (said once, not per call). */
+async function callTwice(url: string, logger: CapturingLogger, status: number, answer: unknown): Promise<string[]> {
+  for (let i = 0; i < 2; i++) {
+    const res = await post(`${url}/rpc`, ECHO_CALL);
+    expect([res.status, await res.json()]).toEqual([status, answer]);
+  }
+  const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+  expect(warnings).toHaveLength(1);
+  return warnings;
+}
+
 // Express only: on Fastify, Nest middleware sees the Node request, and the module's routes read
 // their bodies through their own content-type parser, which nothing runs before.
 if (TEST_PLATFORM === 'express') {
@@ -183,13 +194,7 @@ if (TEST_PLATFORM === 'express') {
       // No parser the module recognises in the app's stack (so nothing to claim bodies before): only the consumer's.
       const { app, logger, url } = await listen(ConsumerParserModule, { bodyParser: false });
       try {
-        for (let i = 0; i < 2; i++) {
-          const res = await post(`${url}/rpc`, ECHO_CALL);
-          expect(res.status).toBe(200);
-          expect(await res.json()).toEqual({ jsonrpc: '2.0', result: { a: 1 }, id: 1 });
-        }
-        const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
-        expect(warnings).toHaveLength(1);
+        const warnings = await callTwice(url, logger, 200, { jsonrpc: '2.0', result: { a: 1 }, id: 1 });
         expect(warnings[0]).toContain(WHAT_TO_CHANGE);
         expect(warnings[0]).toContain("the module serves what it left on req.body: that parser's size limit and error answers apply");
         expect(warnings[0]).toContain('MiddlewareConsumer.exclude()');
@@ -223,13 +228,7 @@ if (TEST_PLATFORM === 'express') {
     it('by a middleware that keeps nothing of it: answered 500 (never empty params), and the log says what to change, once', async () => {
       const { app, logger, url } = await listen(ConsumerDrainModule, { bodyParser: false });
       try {
-        for (let i = 0; i < 2; i++) {
-          const res = await post(`${url}/rpc`, ECHO_CALL);
-          expect(res.status).toBe(500);
-          expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
-        }
-        const warnings = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
-        expect(warnings).toHaveLength(1);
+        const warnings = await callTwice(url, logger, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
         expect(warnings[0]).toContain(WHAT_TO_CHANGE);
         expect(warnings[0]).toContain('left nothing the module can serve, so the request was answered 500 (never with empty params)');
       } finally {
