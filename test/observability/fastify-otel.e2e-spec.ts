@@ -109,4 +109,16 @@ describe('span parents under @fastify/otel', () => {
     expect(stream.attributes).toMatchObject({ 'jsonrpc.stream.rows': 3, 'jsonrpc.stream.ending': 'completed' });
     expect(ancestry(stream).at(-1)).toBe('request');
   });
+
+  it("names its plugins: @fastify/otel's span names and hook attributes say @nest-jsonrpc/server and the route, never the plugin's source text", async () => {
+    await t.rpc({ jsonrpc: '2.0', id: 1, method: 'add', params: { a: 2, b: 3 } });
+    await t.post({ jsonrpc: '2.0', id: 's', method: 'count', params: { n: 1 } }, { path: '/rpc/stream' }).then((res) => res.text());
+    await until(() => sdk.spans().filter((s) => s.name === 'request').length === 2);
+    // Fastify names an anonymous plugin by the first lines of its source, and @fastify/otel puts
+    // that name in the spans of the plugin's hooks and handlers.
+    const described = sdk.spans().flatMap((s) => [s.name, ...Object.values(s.attributes).map(String)]);
+    expect(described.filter((text) => text.includes('=>'))).toEqual([]);
+    const handlers = sdk.spans().filter((s) => s.attributes['fastify.type'] === 'request-handler');
+    expect(handlers.map((s) => s.attributes['hook.name']).sort()).toEqual(['@nest-jsonrpc/server /rpc - route-handler', '@nest-jsonrpc/server /rpc/stream - route-handler']);
+  });
 });

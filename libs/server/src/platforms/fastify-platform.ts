@@ -146,7 +146,7 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
   private plugin(group: HttpRouteGroup): FastifyPluginCallback {
     const limit = this.bodyLimit;
     const timeoutMs = this.options.limits.bodyTimeoutMs;
-    return (instance, _opts, done) => {
+    const plugin: FastifyPluginCallback = (instance, _opts, done) => {
       const readsInParser = group.body === 'json' && group.admit === undefined;
       const late = timeoutMs > 0 ? new BodyArrivalWatch<FastifyReply>(timeoutMs, (reply) => this.bodyLate(group, reply.request, reply)) : undefined;
       const arrivals = late && !readsInParser ? new HookedBodyWatch(late) : undefined;
@@ -175,6 +175,10 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
       }
       done();
     };
+    // Fastify names an anonymous plugin by the first lines of its source, and that name shows up
+    // wherever plugins are named: `printPlugins()`, avvio's timeout errors, and the span names and
+    // `hook.name` attributes of @fastify/otel. This one is named by the module and its first route.
+    return Object.assign(plugin, { [Symbol.for('fastify.display-name')]: `@nest-jsonrpc/server ${group.routes[0]?.path ?? group.name}` });
   }
 
   /** The group's `onRequest` hook: the size refusal, the body timeout, the `admit` check. */
