@@ -251,6 +251,10 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
       if (request.raw.complete) arrivals?.arrived(request.raw);
       return handle(this.exchanges.create(this, request, reply, path, body));
     };
+    // @fastify/otel names the handler's span after the function (`handler - <name>`), as Nest's own
+    // routes read `handler - AppController.getHello`: say whose route this is.
+    const verbs = route.method === '*' ? 'ALL' : typeof route.method === 'string' ? route.method : route.method.join(',');
+    Object.defineProperty(handler, 'name', { value: `@nest-jsonrpc/server ${verbs} ${path}` });
     if (route.method === '*') instance.all(path, { bodyLimit }, handler);
     else instance.route({ method: typeof route.method === 'string' ? route.method : [...route.method], url: path, bodyLimit, exposeHeadRoute: route.head, handler });
   }
