@@ -28,22 +28,26 @@ import {
   UsePipes,
   ValidationPipe,
   BadRequestException,
+  ClassSerializerInterceptor,
   type CanActivate,
   type HttpServer,
 } from '@nestjs/common';
 import { jest } from '@jest/globals';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ExternalContextCreator, REQUEST } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ExternalContextCreator, REQUEST, Reflector } from '@nestjs/core';
+import { Exclude } from 'class-transformer';
 import { IsInt } from 'class-validator';
 import { map, of, throwError, type Observable } from 'rxjs';
 import {
   getRpcContext,
   JsonRpcModule,
+  MemoryStreamStore,
   RpcContext,
   RpcCtx,
   RpcMethod,
   RpcNotFoundException,
   RpcParam,
   RpcParams,
+  RpcStream,
 } from '@nest-jsonrpc/server';
 import { startTestApp, TEST_PLATFORM, type TestApp } from '../support/rpc-test-app.js';
 
@@ -699,5 +703,87 @@ describe('the chained path builds its Nest context once, at startup', () => {
     expect((await t.rpc(call('method.plain'))).body).toEqual(ok('no enhancers'));
     const wrapped = create.mock.calls.map((args) => args[2]).sort();
     expect(wrapped).toEqual(['filterPassesOthers', 'filtered', 'filtered', 'guarded', 'guarded', 'intercepted', 'intercepted', 'piped', 'recovered', 'rejectingPipe', 'throwingGuard', 'asyncIntercepted'].sort());
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Nest's own enhancers, set globally as Nest's docs set them up in a real app.
+
+class Account {
+  id = 'a1';
+  @Exclude() password = 'hunter2';
+}
+
+class RowCountDto {
+  @IsInt() count!: number;
+}
+
+@Injectable()
+class StockEnhancedMethods {
+  @RpcMethod('stock.account')
+  account() {
+    return new Account();
+  }
+
+  @RpcMethod('stock.accounts')
+  @RpcStream()
+  async *accounts(p: RowCountDto) {
+    for (let i = 0; i < p.count; i++) yield new Account();
+  }
+
+  @RpcMethod('stock.accounts.sync')
+  @RpcStream()
+  *accountsSync() {
+    yield new Account();
+  }
+
+  @RpcMethod('stock.accounts.durable')
+  @RpcStream({ durable: true })
+  async *accountsDurable() {
+    yield new Account();
+  }
+}
+
+@Module({
+  imports: [JsonRpcModule.forRoot({ stream: { enabled: true }, durable: { enabled: true, store: new MemoryStreamStore() } })],
+  providers: [StockEnhancedMethods],
+})
+class StockEnhancersModule {}
+
+describe("Nest's stock global enhancers, as apps set them up", () => {
+  describe('ClassSerializerInterceptor (the serialization recipe of Nest’s docs)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(StockEnhancersModule, (app) => {
+        app.useGlobalInterceptors(new ClassSerializerInterceptor(app.get(Reflector)));
+      });
+    });
+    afterAll(() => t.close());
+
+    it('serializes a result: @Exclude() properties are left out', async () => {
+      expect((await t.rpc(call('stock.account'))).body).toEqual(ok({ id: 'a1' }));
+    });
+
+    it('serializes every row of a stream (async and sync generators) instead of failing the stream', async () => {
+      for (const method of ['stock.accounts', 'stock.accounts.sync']) {
+        const res = await t.post(call(method, method === 'stock.accounts' ? { count: 2 } : undefined), { path: '/rpc/stream' });
+        expect([method, res.status]).toEqual([method, 200]);
+        const rows = (await res.text()).trim().split('\n').map((line) => JSON.parse(line));
+        expect([method, rows]).toEqual([method, method === 'stock.accounts' ? [{ id: 'a1' }, { id: 'a1' }] : [{ id: 'a1' }]]);
+      }
+      expect(t.logger.text('error')).toBe('');
+    });
+
+    it('serializes the rows of a durable stream', async () => {
+      const started = await t.rpc(call('stock.accounts.durable'));
+      const streamId = (started.body as { result: { stream_id: string } }).result.stream_id;
+      expect(typeof streamId).toBe('string');
+      const res = await fetch(`${t.url}/rpc/streams/${streamId}`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('event: chunk\ndata: {"id":"a1"}\n\n');
+      expect(text).toContain('event: done\n');
+      expect(t.logger.text('error')).toBe('');
+    });
   });
 });

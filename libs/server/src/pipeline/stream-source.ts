@@ -13,9 +13,30 @@ import { RpcMetadataAccessor } from '../registry/rpc-metadata-accessor.js';
  * A stream handler's return value, hidden from Nest's result handling. Boxed once, by the handler's
  * wrapper (`boxingStreamHandler`), and opened once, by the route that streams it; layers between
  * (row checks, observation) wrap its source in place (`wrapStreamSource`).
+ *
+ * The box is an AsyncIterable of the rows, as a controller's streaming body is in Nest 12: an
+ * interceptor that maps such bodies row by row — Nest's `ClassSerializerInterceptor` and
+ * `StandardSchemaSerializerInterceptor` — serializes each row and hands back an iterable of its
+ * own, which is streamed instead. Without this, they serialized the box itself into `{}` and every
+ * stream failed (-32603 "a @RpcStream handler must return ...").
  */
-export class StreamSourceBox {
+export class StreamSourceBox implements AsyncIterable<unknown> {
   constructor(public source: unknown) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return asyncRows(rowIteratorOf(this.source));
+  }
+}
+
+/** An async view of a row iterator, for whatever iterates with `for await`. */
+function asyncRows(iterator: RowIterator): AsyncIterator<unknown> {
+  return {
+    next: async () => iterator.next(),
+    return: async (value?: unknown) => {
+      await iterator.return?.();
+      return { value, done: true };
+    },
+  };
 }
 
 /**
@@ -74,11 +95,17 @@ export interface RowIterator {
   stepFailed?(error: unknown): void;
 }
 
-/** A handler value that is not a stream: a programming error, answered -32603 before the stream starts. */
+/**
+ * A handler value that is not a stream: a programming error, answered -32603 before the stream
+ * starts. The handler's, or an interceptor's that replaced it (one mapping the value, not its rows).
+ */
 export class NotAStreamSourceError extends TypeError {
   constructor(value: unknown) {
     const what = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
-    super(`a @RpcStream handler must return an AsyncIterable, an Iterable or an Observable, got ${what}`);
+    super(
+      `a @RpcStream handler must return an AsyncIterable, an Iterable or an Observable, got ${what} ` +
+        '(or an interceptor replaced its value: interceptors get the rows as an AsyncIterable, as a streaming body of Nest 12, and should map the rows)',
+    );
     this.name = 'NotAStreamSourceError';
   }
 }
@@ -92,14 +119,7 @@ export abstract class RowSource implements AsyncIterable<unknown> {
   abstract rowIterator(): RowIterator;
 
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    const iterator = this.rowIterator();
-    return {
-      next: async () => iterator.next(),
-      return: async (value?: unknown) => {
-        await iterator.return?.();
-        return { value, done: true };
-      },
-    };
+    return asyncRows(this.rowIterator());
   }
 }
 
