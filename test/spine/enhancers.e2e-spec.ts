@@ -317,11 +317,12 @@ describe('enhancers on methods and classes', () => {
     expect((await t.rpc(call('method.async-intercepted'))).body).toEqual(ok({ wrapped: 'observable-last', by: 'method.async-intercepted' }));
   });
 
-  it('a method pipe transforms each argument (with its metatype; "custom" type); @RpcCtx survives', async () => {
+  it('a method pipe transforms each argument (with its metatype; "custom" type); @RpcCtx survives, and reaches pipes with no metatype', async () => {
     expect((await t.rpc(call('method.piped', { word: 'quiet' }))).body).toEqual(ok({ word: 'QUIET', ctxSurvives: true }));
     expect(seen).toEqual([
       { by: 'UpperCasePipe', metatype: 'String', type: 'custom' },
-      { by: 'UpperCasePipe', metatype: 'RpcContext', type: 'custom' },
+      // No metatype: a ValidationPipe with validateCustomDecorators would otherwise validate (and copy) the context.
+      { by: 'UpperCasePipe', metatype: undefined, type: 'custom' },
     ]);
   });
 
@@ -742,6 +743,23 @@ class StockEnhancedMethods {
   async *accountsDurable() {
     yield new Account();
   }
+
+  // The context typed as the docs write it: `ctx: RpcContext` (a class, so its metatype is one).
+  @RpcMethod('stock.count')
+  count(p: RowCountDto, ctx: RpcContext) {
+    return { count: p.count, method: ctx.method, isContext: ctx instanceof RpcContext };
+  }
+
+  @RpcMethod('stock.ctx-first')
+  ctxFirst(@RpcCtx() ctx: RpcContext, @RpcParam('word') word: string) {
+    return { method: ctx.method, word };
+  }
+
+  @RpcMethod('stock.ticks')
+  @RpcStream()
+  async *ticks(p: RowCountDto, ctx: RpcContext) {
+    for (let i = 0; i < p.count; i++) yield { i, method: ctx.method };
+  }
 }
 
 @Module({
@@ -784,6 +802,29 @@ describe("Nest's stock global enhancers, as apps set them up", () => {
       expect(text).toContain('event: chunk\ndata: {"id":"a1"}\n\n');
       expect(text).toContain('event: done\n');
       expect(t.logger.text('error')).toBe('');
+    });
+  });
+
+  describe('ValidationPipe with validateCustomDecorators, transform, whitelist and forbidNonWhitelisted', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(StockEnhancersModule, (app) => {
+        app.useGlobalPipes(new ValidationPipe({ validateCustomDecorators: true, transform: true, whitelist: true, forbidNonWhitelisted: true }));
+      });
+    });
+    afterAll(() => t.close());
+
+    it('hands the handler its RpcContext untouched (the pipe validates params, never the context)', async () => {
+      expect((await t.rpc(call('stock.count', { count: 2 }))).body).toEqual(ok({ count: 2, method: 'stock.count', isContext: true }));
+      expect((await t.rpc(call('stock.ctx-first', { word: 'hi' }))).body).toEqual(ok({ method: 'stock.ctx-first', word: 'hi' }));
+      const res = await t.post(call('stock.ticks', { count: 2 }), { path: '/rpc/stream' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('{"i":0,"method":"stock.ticks"}\n{"i":1,"method":"stock.ticks"}\n');
+      expect(t.logger.text('error')).toBe('');
+    });
+
+    it('still refuses invalid params', async () => {
+      expect((await t.rpc(call('stock.count', { count: 'x' }))).body).toMatchObject({ error: { code: -32602 } });
     });
   });
 });

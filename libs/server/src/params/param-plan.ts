@@ -214,6 +214,16 @@ export class ParamPlan implements RpcArgsResolver {
     return this.sources.flatMap((s, index) => (s.kind === 'external' ? [index] : []));
   }
 
+  /** How many parameters the handler declares, or receives values for if that is more. */
+  get parameterCount(): number {
+    return Math.max(this.sources.length, this.input.paramTypes.length);
+  }
+
+  /** Indexes that receive the `RpcContext` (`@RpcCtx()`, or an undecorated handler's second parameter). */
+  get contextArgs(): readonly number[] {
+    return this.sources.flatMap((s, index) => (s.kind === 'ctx' ? [index] : []));
+  }
+
   resolve(params: RpcParamsValue | undefined, ctx: RpcContext): unknown[] | Promise<unknown[]> {
     const whole = this.paramsCheck;
     if (whole === undefined) return this.bind(params, ctx);

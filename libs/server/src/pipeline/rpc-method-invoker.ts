@@ -42,6 +42,23 @@ const pipelineParamsFactory = {
 };
 
 /**
+ * The handler as Nest's chain calls it when it takes the `RpcContext`: the context arrives in an
+ * extra slot after every parameter the handler declares (`firstSlot`, see `declarePipelineArgs`)
+ * and is put back where the handler declared it. The wrapper carries the handler's metadata
+ * (guards and interceptors read `getHandler()`).
+ */
+function contextFromSlots(handler: (...args: unknown[]) => unknown, argumentCount: number, firstSlot: number, contextArgs: readonly number[]): (...args: unknown[]) => unknown {
+  const placed = function (this: unknown, ...args: unknown[]): unknown {
+    const own = args.slice(0, argumentCount);
+    for (let slot = 0; slot < contextArgs.length; slot++) own[contextArgs[slot]] = args[firstSlot + slot];
+    return handler.apply(this, own);
+  };
+  RpcMetadataAccessor.copyHandlerMetadata(handler, placed);
+  Object.defineProperty(placed, 'name', { value: handler.name });
+  return placed;
+}
+
+/**
  * A method runs through Nest's chain when guards, interceptors, pipes or filters apply, or when a
  * parameter has a custom decorator (`createParamDecorator`): Nest's param pipeline runs its factory.
  */
@@ -71,6 +88,8 @@ export class RpcMethodInvoker implements RpcCallTarget {
    * iterable/Observable so Nest's chain does not settle it to a last value (see stream-source.ts).
    */
   private readonly handler: (...args: unknown[]) => unknown;
+  /** The function Nest's chain calls: `handler`, or for a handler taking the context, `contextFromSlots`' wrapper of it. */
+  private readonly chainedCallback: (...args: unknown[]) => unknown;
 
   constructor(
     readonly definition: RpcMethodDefinition,
@@ -79,6 +98,8 @@ export class RpcMethodInvoker implements RpcCallTarget {
     readonly steps?: RpcCallSteps,
   ) {
     this.handler = definition.stream ? boxingStreamHandler(definition.handler) : definition.handler;
+    const { argumentCount, parameterCount, contextArgs } = definition.paramPlan;
+    this.chainedCallback = contextArgs.length > 0 ? contextFromSlots(this.handler, argumentCount, parameterCount, contextArgs) : this.handler;
     const chained = needsNestChain(definition);
     if (chained || definition.isScoped) this.declarePipelineArgs();
     if (chained && !definition.isScoped) {
@@ -156,7 +177,7 @@ export class RpcMethodInvoker implements RpcCallTarget {
     const { definition } = this;
     return this.contextCreator.create(
       instance,
-      this.handler,
+      this.chainedCallback,
       definition.methodKey,
       RPC_PIPELINE_ARGS_METADATA,
       pipelineParamsFactory,
@@ -188,14 +209,26 @@ export class RpcMethodInvoker implements RpcCallTarget {
    * each one (with its metatype) while Nest's ValidationPipe leaves them alone by default —
    * validation already happened against the DTO. Custom decorators (`createParamDecorator`) are
    * declared as Nest declared them, so their factories and pipes run as on a controller.
+   *
+   * The `RpcContext` is declared in a slot after the handler's own arguments, where the handler's
+   * `design:paramtypes` give it no metatype: pipes see it (data: its index) as a value of no
+   * declared type, which a ValidationPipe passes on as is even with `validateCustomDecorators` —
+   * with its metatype (`RpcContext`, or `Function` for `import type`) the pipe validated it, and
+   * class-transformer's copy of the context threw: every call of a method taking it answered
+   * -32603. `contextFromSlots` puts it back in its place.
    */
   private declarePipelineArgs(): void {
     const { definition } = this;
     const args: Record<string, unknown> = {};
-    const external = new Set(definition.paramPlan.externalArgs);
-    for (let i = 0; i < definition.paramPlan.argumentCount; i++) {
-      if (!external.has(i)) args[`custom:${i}`] = { index: i, data: i, pipes: [] };
+    const { argumentCount, parameterCount, externalArgs, contextArgs } = definition.paramPlan;
+    const external = new Set(externalArgs);
+    const contexts = new Set(contextArgs);
+    for (let i = 0; i < argumentCount; i++) {
+      if (!external.has(i) && !contexts.has(i)) args[`custom:${i}`] = { index: i, data: i, pipes: [] };
     }
+    contextArgs.forEach((index, slot) => {
+      args[`custom:${parameterCount + slot}`] = { index: parameterCount + slot, data: index, pipes: [] };
+    });
     for (const param of definition.customParams) args[param.key] = param.entry;
     Reflect.defineMetadata(RPC_PIPELINE_ARGS_METADATA, args, definition.classRef, definition.methodKey);
   }
