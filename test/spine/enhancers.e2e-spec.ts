@@ -34,6 +34,7 @@ import {
 } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, ExternalContextCreator, REQUEST, Reflector } from '@nestjs/core';
+import { CacheInterceptor, CacheModule } from '@nestjs/cache-manager';
 import { Exclude } from 'class-transformer';
 import { IsInt } from 'class-validator';
 import { map, of, throwError, type Observable } from 'rxjs';
@@ -48,6 +49,7 @@ import {
   RpcParam,
   RpcParams,
   RpcStream,
+  StreamFormat,
 } from '@nest-jsonrpc/server';
 import { startTestApp, TEST_PLATFORM, type TestApp } from '../support/rpc-test-app.js';
 
@@ -755,6 +757,13 @@ class StockEnhancedMethods {
     return { method: ctx.method, word };
   }
 
+  // A sync source, iterable again and again: what a cache would replay to the next caller.
+  @RpcMethod('stock.caller')
+  @RpcStream({ format: StreamFormat.Sse })
+  caller(@RpcCtx() ctx: RpcContext) {
+    return [{ caller: ctx.request.headers['x-caller'] }];
+  }
+
   @RpcMethod('stock.ticks')
   @RpcStream()
   async *ticks(p: RowCountDto, ctx: RpcContext) {
@@ -802,6 +811,30 @@ describe("Nest's stock global enhancers, as apps set them up", () => {
       expect(text).toContain('event: chunk\ndata: {"id":"a1"}\n\n');
       expect(text).toContain('event: done\n');
       expect(t.logger.text('error')).toBe('');
+    });
+  });
+
+  describe('CacheInterceptor app-wide (APP_INTERCEPTOR), which caches every GET by URL', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      @Module({ imports: [StockEnhancersModule, CacheModule.register()], providers: [{ provide: APP_INTERCEPTOR, useClass: CacheInterceptor }] })
+      class CachedApp {}
+      t = await startTestApp(CachedApp);
+    });
+    afterAll(() => t.close());
+
+    it('a GET stream is never answered from the cache: not with another caller’s rows, not with an empty stream', async () => {
+      const url = `${t.url}/rpc/stream?method=stock.caller&id=1`;
+      const first = await fetch(url, { headers: { 'x-caller': 'alice' } });
+      expect(first.status).toBe(200);
+      expect(await first.text()).toContain('data: {"caller":"alice"}\n\n');
+      const second = await fetch(url, { headers: { 'x-caller': 'bob' } });
+      const text = await second.text();
+      expect(text).not.toContain('alice');
+      expect(second.status).toBe(500);
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: 1 });
+      expect(t.logger.text('error')).toContain('already streamed to another request');
+      expect(t.logger.text('error')).toContain('CacheInterceptor');
     });
   });
 

@@ -21,10 +21,40 @@ import { RpcMetadataAccessor } from '../registry/rpc-metadata-accessor.js';
  * stream failed (-32603 "a @RpcStream handler must return ...").
  */
 export class StreamSourceBox implements AsyncIterable<unknown> {
+  /** Whether its rows were taken: a box is streamed once, to the request whose handler made it. */
+  private opened = false;
+
   constructor(public source: unknown) {}
 
+  /**
+   * The source, once. A second opening is a box an interceptor kept and answered another request
+   * with — Nest's `CacheInterceptor` caches GET answers by URL, `GET <stream.path>` included — whose
+   * rows are gone (an exhausted generator: an empty stream) or belong to another caller (an array):
+   * refused instead, with the cause in the message.
+   */
+  open(): unknown {
+    this.assertUnopened();
+    this.opened = true;
+    return this.source;
+  }
+
+  assertUnopened(): void {
+    if (this.opened) throw new StreamAlreadyStreamedError();
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<unknown> {
-    return asyncRows(rowIteratorOf(this.source));
+    return asyncRows(rowIteratorOf(this));
+  }
+}
+
+/** A stream handler's value answered a second time, by an interceptor that kept it (a cache). */
+export class StreamAlreadyStreamedError extends Error {
+  constructor() {
+    super(
+      "this stream's rows were already streamed to another request: an interceptor answered this call with a value it kept, not the handler's " +
+        "(an app-wide CacheInterceptor caches every GET by URL, GET /rpc/stream included: give it a trackBy that returns undefined for the module's stream path)",
+    );
+    this.name = 'StreamAlreadyStreamedError';
   }
 }
 
@@ -72,7 +102,7 @@ export function boxingStreamHandler(handler: (...args: unknown[]) => unknown): (
 
 /** Opens the box: the source in it, or `value` itself when an interceptor replaced the box. */
 function unboxStreamSource(value: unknown): unknown {
-  return value instanceof StreamSourceBox ? value.source : value;
+  return value instanceof StreamSourceBox ? value.open() : value;
 }
 
 /**
@@ -143,7 +173,8 @@ export function rowIteratorOf(value: unknown): RowIterator {
 
 /** Throws `NotAStreamSourceError` unless `rowIteratorOf` can pull `value` — without asking it for an iterator. */
 export function assertRowSource(value: unknown): void {
-  const source = unboxStreamSource(value);
+  if (value instanceof StreamSourceBox) value.assertUnopened();
+  const source = value instanceof StreamSourceBox ? value.source : value;
   if (source instanceof RowSource) return;
   if (source !== null && typeof source === 'object') {
     if (typeof (source as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function' || isObservable(source)) return;
