@@ -5,8 +5,8 @@
  * the same call, the caller is who the app's guards say, disabled means -32601 / 404, and the
  * reserved name is not the app's to register.
  */
-import { ForbiddenException, Injectable, Logger, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { ClassSerializerInterceptor, ForbiddenException, Injectable, Logger, Module, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
 import { IsInt, IsString, Min } from 'class-validator';
 import { JsonRpcModule, RpcMethod, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
 import { OPENRPC_DOCUMENT_CACHE_SIZE } from '../../libs/server/src/openrpc/openrpc-documents.js';
@@ -198,6 +198,26 @@ describe('rpc.discover and GET /rpc/openrpc.json', () => {
     expect(documents.forCaller(['keeper'], url)).not.toBe(first);
     for (let i = 0; i < OPENRPC_DOCUMENT_CACHE_SIZE + 50; i++) documents.forCaller([], `http://host-${i}.example/rpc`);
     expect((documents as unknown as { cache: Map<string, unknown> }).cache.size).toBe(OPENRPC_DOCUMENT_CACHE_SIZE);
+  });
+});
+
+describe("rpc.discover under the app's global interceptors", () => {
+  it('with ClassSerializerInterceptor (Nest’s serialization recipe) app-wide, /rpc and GET answer the document, not its serialised form', async () => {
+    const t = await startTestApp(appWith({ openrpc: { enabled: true, info: INFO } }, false), (app) => {
+      app.useGlobalInterceptors(new ClassSerializerInterceptor(app.get(Reflector)));
+    });
+    try {
+      const { body } = await t.rpc(discover());
+      expect(validateOpenRpc(body.result)).toBe(true);
+      expect(body.result.info).toEqual(INFO);
+      const res = await fetch(`${t.url}/rpc/openrpc.json`);
+      expect(res.status).toBe(200);
+      const document = await res.json();
+      expect(validateOpenRpc(document)).toBe(true);
+      expect(document.methods.map((m: { name: string }) => m.name)).toEqual(['math.add']);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -24,6 +24,7 @@ export const RPC_DISCOVER = 'rpc.discover';
 @Injectable()
 export class OpenRpcDiscovery implements OnApplicationBootstrap {
   private documents: OpenRpcDocuments | undefined;
+  private noEnhancers: boolean | undefined;
 
   constructor(
     private readonly pipeline: RpcPipeline,
@@ -47,9 +48,17 @@ export class OpenRpcDiscovery implements OnApplicationBootstrap {
   discover(@RpcCtx() ctx: RpcContext): RpcSerializedResult | OpenRpcDocument {
     const documents = this.catalog();
     const json = documents.forCaller(ctx.roles, documents.serverUrlOf(ctx.request));
-    // `/rpc` and the GET route splice the pre-serialised text into the answer; a transport that
-    // wants a value (an LLM tool, MCP) gets the document itself.
-    return ctx.transport === 'http' ? json : (JSON.parse(json.json) as OpenRpcDocument);
+    // `/rpc` and the GET route splice the pre-serialised text into the answer — unless the app's
+    // interceptors (or pipes, guards, filters) run around the call: they get the document itself,
+    // as they get any result. Nest's ClassSerializerInterceptor copied the pre-serialised holder
+    // into `{ json: "<text>" }`, which was then answered as the document (the explorer could not
+    // load it). A transport that wants a value (an LLM tool, MCP) gets the document itself too.
+    return ctx.transport === 'http' && this.spliceable() ? json : (JSON.parse(json.json) as OpenRpcDocument);
+  }
+
+  /** Whether no enhancer of the app runs around `rpc.discover`, so its text can be spliced in as it is. */
+  private spliceable(): boolean {
+    return (this.noEnhancers ??= this.pipeline.registry.get(RPC_DISCOVER)?.hasEnhancers !== true);
   }
 
   /** The per-caller documents (built on first use when the app never bootstrapped, e.g. in a test module). */
