@@ -68,7 +68,7 @@ describe('caller identity from Nest middleware, in an app with a global prefix',
   const ada = { headers: { 'x-user': 'ada' } };
 
   it("forRoutes('*') middleware runs under the prefix only: on the module's routes (outside it) the caller is anonymous", async () => {
-    const t = await startTestApp(IdentityModule, (app) => app.setGlobalPrefix('api'));
+    const t = await startTestApp(IdentityModule, (app) => void app.setGlobalPrefix('api'));
     try {
       expect((await t.rpc(me, ada)).body).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'One of the following roles is required: member' }, id: 1 });
     } finally {
@@ -77,7 +77,7 @@ describe('caller identity from Nest middleware, in an app with a global prefix',
   });
 
   it("with the module's paths excluded from the prefix, Nest mounts the middleware on them too: /rpc and the durable routes know the caller", async () => {
-    const t = await startTestApp(IdentityModule, (app) => app.setGlobalPrefix('api', { exclude: ['rpc', 'rpc/{*path}'] }));
+    const t = await startTestApp(IdentityModule, (app) => void app.setGlobalPrefix('api', { exclude: ['rpc', 'rpc/{*path}'] }));
     try {
       expect((await t.rpc(me, ada)).body).toEqual({ jsonrpc: '2.0', result: { user: { username: 'ada', roles: ['member'] }, roles: ['member'] }, id: 1 });
       const started = await t.rpc({ jsonrpc: '2.0', method: 'jobs.mine', id: 2 }, ada);
