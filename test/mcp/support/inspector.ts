@@ -39,8 +39,18 @@ export function prepareInspector(root: string): Promise<Inspector> {
         mkdirSync(staging, { recursive: true });
         const install = await exec('npm', ['install', '--prefix', staging, '--no-save', '--loglevel=error', `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`], staging, env, 300_000);
         if (install.code !== 0) throw new Error(`installing the MCP Inspector failed:\n${install.stdout}${install.stderr}`);
-        rmSync(home, { recursive: true, force: true });
-        renameSync(staging, home);
+        // Both jest projects prepare it at once on a fresh clone. The rename is atomic and refuses
+        // a non-empty target, so the first to finish installs it and the other keeps that copy:
+        // removing it would pull the binary from under the first one's tests.
+        try {
+          renameSync(staging, home);
+        } catch (error) {
+          if (existsSync(bin)) return rmSync(staging, { recursive: true, force: true });
+          if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          // Something that is not an install sits there (an older layout): replace it.
+          rmSync(home, { recursive: true, force: true });
+          renameSync(staging, home);
+        }
       })();
   return ready.then(() => ({ cli: (args) => exec(bin, ['--cli', ...args], home, env, 60_000) }));
 }
