@@ -13,7 +13,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { JsonRpcModule, MemoryStreamStore, RpcMcp, RpcMethod, RpcStream, getRpcContext } from '@nest-jsonrpc/server';
 import { CapturingLogger, testAdapter } from '../support/rpc-test-app.js';
 import { mcpRequest, postMcp, TASKS_EXTENSION, type Era } from './support/mcp-wire.js';
-import { freePort, startAuthorizationServer, type TestAuthorizationServer } from './support/oauth.js';
+import { freePort, startOAuthTestSite, type TestAuthorizationServer } from './support/oauth.js';
 
 @Injectable()
 class ForbidGuard implements CanActivate {
@@ -102,13 +102,10 @@ describe('MCP OAuth: guard challenges, the verifier\'s refusals, tasks under OAu
   }
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    resource = `${base}/mcp`;
-    metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+    const site = await startOAuthTestSite();
+    ({ as, base, resource, metadataUrl } = site);
     app = await NestFactory.create<INestApplication>(moduleFor(`${as.issuer}/jwks`), testAdapter(), { logger: new CapturingLogger() });
-    await app.listen(port, '127.0.0.1');
+    await app.listen(site.port, '127.0.0.1');
   });
   afterAll(async () => {
     await app?.close();

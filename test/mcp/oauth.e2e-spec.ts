@@ -18,7 +18,7 @@ import type { INestApplication } from '@nestjs/common';
 import { CapturingLogger, testAdapter } from '../support/rpc-test-app.js';
 import { mcpModule } from './support/mcp-test-app.js';
 import { mcpRequest, postMcp, type Era } from './support/mcp-wire.js';
-import { freePort, startAuthorizationServer, UnattendedOAuthProvider, type TestAuthorizationServer } from './support/oauth.js';
+import { startOAuthTestSite, UnattendedOAuthProvider, type TestAuthorizationServer } from './support/oauth.js';
 
 describe('MCP with OAuth 2.1 (mcp.auth, built-in JWT verifier)', () => {
   let as: TestAuthorizationServer;
@@ -28,11 +28,8 @@ describe('MCP with OAuth 2.1 (mcp.auth, built-in JWT verifier)', () => {
   let metadataUrl: string;
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    resource = `${base}/mcp`;
-    metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;
+    const site = await startOAuthTestSite();
+    ({ as, base, resource, metadataUrl } = site);
     const module = mcpModule({
       mcp: {
         rest: true,
@@ -46,7 +43,7 @@ describe('MCP with OAuth 2.1 (mcp.auth, built-in JWT verifier)', () => {
       },
     });
     app = await NestFactory.create<INestApplication>(module, testAdapter(), { logger: new CapturingLogger() });
-    await app.listen(port, '127.0.0.1');
+    await app.listen(site.port, '127.0.0.1');
   });
   afterAll(async () => {
     await app?.close();

@@ -27,6 +27,27 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * What an OAuth suite sets up before its app starts: the authorization server, a free port, and
+ * the addresses derived from it — the app's base URL, the MCP resource (`<base>/mcp`) and the
+ * Protected Resource Metadata URL its challenges name.
+ */
+export interface OAuthTestSite {
+  readonly as: TestAuthorizationServer;
+  readonly port: number;
+  readonly base: string;
+  readonly resource: string;
+  readonly metadataUrl: string;
+}
+
+/** Starts the authorization server and picks the port the app under test will listen on (`mcp.path` `/mcp`). */
+export async function startOAuthTestSite(): Promise<OAuthTestSite> {
+  const as = await startAuthorizationServer();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  return { as, port, base, resource: `${base}/mcp`, metadataUrl: `${base}/.well-known/oauth-protected-resource/mcp` };
+}
+
+/**
  * The SDK's `OAuthClientProvider` for a pre-registered public client. `redirectToAuthorization`
  * plays the user's browser: it follows the authorization URL and keeps the code the authorization
  * server redirects back with; the caller then finishes the flow (`transport.finishAuth(code)`).
