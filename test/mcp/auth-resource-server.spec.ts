@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, generateKeyPair } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
+import type { RpcHttpExchange } from '../../libs/server/src/context/rpc-context.js';
 import { McpResourceServer } from '../../libs/server/src/mcp/auth/mcp-resource-server.js';
 import { bearerChallenge } from '../../libs/server/src/mcp/auth/bearer-challenge.js';
 import { OptionProblems } from '../../libs/server/src/options/option-checks.js';
@@ -217,6 +218,26 @@ describe('bearer tokens through the built-in verifier (a real authorization serv
       challenge: { status: 400, error: { code: -32600, message: 'Invalid request: Access tokens are not accepted in the query string; send them in the Authorization header' } },
     });
     expect(await auth(['Bearer a', 'Bearer b'])).toMatchObject({ kind: 'refused', challenge: { status: 400 } });
+  });
+
+  it('admit (the MCP routes) and identify (the durable routes): the token becomes request.user, the app\'s identity wins, only admit reads the query', async () => {
+    const exchange = (url: string, authorization: string | undefined, user?: unknown) =>
+      ({ raw: { url }, headers: authorization === undefined ? {} : { authorization }, request: user === undefined ? {} : { user } }) as unknown as RpcHttpExchange;
+    const valid = `Bearer ${await token({ scope: 'reports:read' })}`;
+    for (const check of [(e: RpcHttpExchange) => server.admit(e), (e: RpcHttpExchange) => server.identify(e)]) {
+      const signedIn = exchange('/rpc/streams', valid);
+      expect(await check(signedIn)).toBeUndefined();
+      expect(signedIn.request).toMatchObject({ user: { id: 'ada', roles: ['reader'] } });
+      const theApps = exchange('/rpc/streams', 'Bearer abc.def.ghi', { id: 'carol' });
+      expect(await check(theApps)).toBeUndefined();
+      expect(theApps.request).toEqual({ user: { id: 'carol' } });
+      expect(await check(exchange('/rpc/streams', 'Bearer abc.def.ghi'))).toMatchObject({ status: 401, error: { message: 'Invalid access token: The access token is malformed' } });
+    }
+    const queryToken = await token({});
+    expect(await server.admit(exchange(`/mcp?access_token=${queryToken}`, undefined))).toMatchObject({ status: 400 });
+    const fromQuery = exchange(`/rpc/streams/x?access_token=${queryToken}`, undefined);
+    expect(await server.identify(fromQuery)).toBeUndefined();
+    expect(fromQuery.request).toEqual({});
   });
 
   it('keys that cannot be fetched leave the token undecided (unavailable), not refused', async () => {

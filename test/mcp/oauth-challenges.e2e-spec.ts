@@ -4,7 +4,7 @@
  * eras, the rest of the verifier's table (`alg: none`, `HS256`, no `exp`, a future `nbf`, another
  * key, the issuer's keys out of reach), and tasks under OAuth — the token's subject owns the task,
  * the roles challenge comes at creation, a guard's refusal inside a task is the task's error
- * result — and the durable handle, whose `sse_url` the verifier does not cover.
+ * result (a durable tool's handle followed with the token: oauth-durable-routes.e2e-spec.ts).
  */
 import 'reflect-metadata';
 import { ForbiddenException, Injectable, Module, UnauthorizedException, UseGuards, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
@@ -80,7 +80,6 @@ describe('MCP OAuth: guard challenges, the verifier\'s refusals, tasks under OAu
   let as: TestAuthorizationServer;
   let app: INestApplication;
   let resource: string;
-  let base: string;
   let metadataUrl: string;
 
   function moduleFor(jwksUri: string) {
@@ -103,7 +102,7 @@ describe('MCP OAuth: guard challenges, the verifier\'s refusals, tasks under OAu
 
   beforeAll(async () => {
     const site = await startOAuthTestSite();
-    ({ as, base, resource, metadataUrl } = site);
+    ({ as, resource, metadataUrl } = site);
     app = await NestFactory.create<INestApplication>(moduleFor(`${as.issuer}/jwks`), testAdapter(), { logger: new CapturingLogger() });
     await app.listen(site.port, '127.0.0.1');
   });
@@ -241,15 +240,5 @@ describe('MCP OAuth: guard challenges, the verifier\'s refusals, tasks under OAu
         expect([body.result.isError, body.result.content]).toEqual([true, [{ type: 'text', text: 'Error -32001: Sign in first' }]]);
       }
     });
-  });
-
-  it('a durable tool\'s handle: the verifier does not cover its sse_url, so the token alone finds no stream there', async () => {
-    const ada = await bearer();
-    const { body } = await send('2026', 'tools/call', { name: 'jobs.report', arguments: {} }, ada);
-    const handle = JSON.parse(body.result.content[0].text);
-    expect(handle.sse_url).toBe(`/rpc/streams/${handle.stream_id}`);
-    const attach = await fetch(base + handle.sse_url, { headers: { ...ada, accept: 'text/event-stream' } });
-    expect(attach.status).toBe(404);
-    await attach.body?.cancel();
   });
 });

@@ -88,7 +88,6 @@ export class JsonRpcServer implements OnModuleInit {
       edge.mount(new RpcStreamRoutes(pipeline, writer, { path, stream, limits }, logger, runner).routes());
       logger.log(`Streaming on POST/GET ${stream.path}`);
     }
-    if (runner) edge.mount(new DurableHttpRoutes(runner, this.durableAccess, writer, { durable, limits, stream }, logger).routes());
     if (openrpc.enabled) {
       edge.mount(new OpenRpcHttpRoutes(pipeline, writer, openrpc, logger).routes());
       logger.log(`OpenRPC: rpc.discover on POST ${path}, GET ${openrpc.path}`);
@@ -103,6 +102,9 @@ export class JsonRpcServer implements OnModuleInit {
       const options = { mcp, durable, maxRequestSize, security: this.security };
       this.mcpMount = await mountMcpRoutes(edge, { registry, pipeline, mapper: this.mapper, writer, options, logger, durable: runner, ...(runner && { tasks: { runner, access: this.durableAccess } }) });
     }
+    // After MCP: with `mcp.auth.jwt` its verifier also identifies bearer tokens here, so a durable
+    // tool's `sse_url` reads with the token that started it (docs/mcp.md, "Streams and durable methods").
+    if (runner) edge.mount(new DurableHttpRoutes(runner, this.durableAccess, writer, { durable, limits, stream }, logger, this.mcpMount?.durableCallers).routes());
   }
 
   /** The adapter of the app's platform, loaded only for it: a Fastify app never loads Express, and the reverse. */

@@ -70,6 +70,25 @@ function givenTwice(name: string): string {
 /** What the durable routes read of the resolved options: their section, the write stall bound, and the SSE headers of `stream`. */
 export type DurableRouteOptions = Pick<ResolvedJsonRpcOptions, 'durable' | 'limits' | 'stream'>;
 
+/** A request a {@link DurableCallerIdentifier} refuses: the answer sent instead of the route's. */
+export interface DurableCallerRefusal {
+  /** 400/401 (the credentials), 403, or 503 (they cannot be checked now: sent with `Retry-After`). */
+  readonly status: 400 | 401 | 403 | 503;
+  /** The body's `{"error":{code,message}}`. */
+  readonly error: { readonly code: number; readonly message: string };
+  /** `WWW-Authenticate` (RFC 6750 §3), when the refusal is a challenge. */
+  readonly wwwAuthenticate?: string;
+}
+
+/**
+ * Identifies the caller of a durable route from what the app's own hooks left unsaid, before
+ * ownership and roles are read from the request (`DurableStreamAccess.callerOf`): it may set
+ * `request.user`, or refuse the request. Handed to the routes where the module is composed
+ * (json-rpc-server.ts): with `mcp.auth.jwt`, the MCP routes' bearer verifier, so a durable tool's
+ * `sse_url` reads with the token that started it. `durable/` knows nothing of where it comes from.
+ */
+export type DurableCallerIdentifier = (exchange: RpcHttpExchange) => Promise<DurableCallerRefusal | undefined>;
+
 /**
  * `GET <path>` (list), `GET <path>/:id` (SSE attach), `GET <path>/:id/events` (JSON page) and
  * `DELETE <path>/:id` (cancel). Error bodies are `{"error":{code,message}}` with the JSON-RPC code
@@ -87,6 +106,8 @@ export class DurableHttpRoutes {
     private readonly writer: RpcReplyWriter,
     private readonly options: DurableRouteOptions,
     private readonly logger: Logger,
+    /** Who the caller is beyond what the app's hooks said (see {@link DurableCallerIdentifier}); absent: the request alone. */
+    private readonly identifyCaller?: DurableCallerIdentifier,
   ) {
     const keepAlive = new KeepAliveClock(options.durable.keepAliveMs, sseEncoder.keepAlive!);
     this.attachments = new SseAttachments(keepAlive, logger, options.limits.stalledWriteMs);
@@ -108,10 +129,10 @@ export class DurableHttpRoutes {
       // No route here reads a body, but one sent anyway is held to the same limit (and 413) as /rpc.
       body: 'ignored',
       routes: [
-        { method: 'GET', path: base, handle: this.unlessStoreDown((exchange) => this.list(exchange)) },
-        { method: 'GET', path: `${base}/:id`, handle: this.unlessStoreDown((exchange) => this.attach(exchange)) },
-        { method: 'GET', path: `${base}/:id/events`, handle: this.unlessStoreDown((exchange) => this.events(exchange)) },
-        { method: 'DELETE', path: `${base}/:id`, handle: this.unlessStoreDown((exchange) => this.cancel(exchange)) },
+        { method: 'GET', path: base, handle: this.serve((exchange) => this.list(exchange)) },
+        { method: 'GET', path: `${base}/:id`, handle: this.serve((exchange) => this.attach(exchange)) },
+        { method: 'GET', path: `${base}/:id/events`, handle: this.serve((exchange) => this.events(exchange)) },
+        { method: 'DELETE', path: `${base}/:id`, handle: this.serve((exchange) => this.cancel(exchange)) },
         // Other verbs on these resources: 405 with what they do serve.
         notAllowed(['POST', 'PUT', 'PATCH', 'DELETE'], base, 'GET'),
         notAllowed(['POST', 'PUT', 'PATCH'], `${base}/:id`, 'GET, DELETE'),
@@ -210,6 +231,34 @@ export class DurableHttpRoutes {
   }
 
   /**
+   * A route that reads the caller: identified first (a refusal is the answer, before any id or
+   * store is looked at, as a bad token is refused whatever it asks for), then served unless the
+   * store is down. Without an identifier the handler is the route's own, unwrapped.
+   */
+  private serve(handle: (exchange: RpcHttpExchange) => Promise<void>) {
+    const identify = this.identifyCaller;
+    const served = this.unlessStoreDown(handle);
+    if (!identify) return served;
+    return async (exchange: RpcHttpExchange): Promise<void> => {
+      const refusal = await identify(exchange);
+      if (refusal) return this.sendRefusal(exchange, refusal);
+      return served(exchange);
+    };
+  }
+
+  /** A refusal of the identifier, in these routes' body shape, with its challenge or `Retry-After`. */
+  private sendRefusal(exchange: RpcHttpExchange, { status, error, wwwAuthenticate }: DurableCallerRefusal): void {
+    if (status === 503) exchange.noteRetryAfter(this.retryAfterSeconds);
+    const challenge = wwwAuthenticate === undefined ? undefined : { 'www-authenticate': wwwAuthenticate };
+    this.writer.sendJson(exchange, status, refusalBody('error', { code: error.code, message: error.message }), challenge);
+  }
+
+  /** What a 503 asks the client to wait: `retryMs` in seconds, at least 1 — about as long as an EventSource waits anyway. */
+  private get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil(this.options.durable.retryMs / 1000));
+  }
+
+  /**
    * `handle`, answering 503 with `Retry-After` (`retryMs` in seconds) when the store cannot be
    * reached: worth retrying, after about as long as an EventSource waits anyway. Anything else
    * it throws goes on to the edge's `internal` refusal (500, logged).
@@ -220,7 +269,7 @@ export class DurableHttpRoutes {
         await handle(exchange);
       } catch (error) {
         if (!(error instanceof StreamStoreUnavailableError) || exchange.sent) throw error;
-        exchange.noteRetryAfter(Math.max(1, Math.ceil(this.options.durable.retryMs / 1000)));
+        exchange.noteRetryAfter(this.retryAfterSeconds);
         this.sendError(exchange, 503, STORE_UNAVAILABLE_MESSAGE);
       }
     };

@@ -121,9 +121,9 @@ export class RpcReplyWriter {
     exchange.platform.send(exchange.reply, status, headers, text);
   }
 
-  /** A JSON body that is not an envelope (the REST routes), never cached by intermediaries. */
-  sendJson(exchange: RpcHttpExchange, status: number, text: string): void {
-    this.sendBody(exchange, status, { 'content-type': JSON_CONTENT_TYPE, 'cache-control': NOT_STORED }, text);
+  /** A JSON body that is not an envelope (the REST routes), never cached by intermediaries; `headers`: more of them (a challenge). */
+  sendJson(exchange: RpcHttpExchange, status: number, text: string, headers?: OutgoingHttpHeaders): void {
+    this.sendBody(exchange, status, { ...headers, 'content-type': JSON_CONTENT_TYPE, 'cache-control': NOT_STORED }, text);
   }
 
   /** Any other whole answer (an MCP answer, a page of the explorer), with this exchange's headers. */

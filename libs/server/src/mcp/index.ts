@@ -1,6 +1,8 @@
 import type { Logger } from '@nestjs/common';
+import type { DurableCallerIdentifier } from '../durable/durable-http-routes.js';
 import type { DurableStreamAccess } from '../durable/durable-stream-access.js';
 import type { DurableStreamRunner } from '../durable/durable-stream-runner.js';
+import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { RpcExceptionMapper } from '../errors/rpc-exception-mapper.js';
 import type { HttpEdge } from '../http/http-edge.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
@@ -41,6 +43,11 @@ export interface McpMount {
   readonly catalog: McpToolCatalog;
   /** The requests in flight a `notifications/cancelled` may cancel. */
   readonly inFlight: McpInFlightRequests;
+  /**
+   * With `mcp.auth.jwt`: the verifier of the MCP routes for the durable routes, so a durable
+   * tool's `sse_url` reads with the bearer token that started the stream (`McpResourceServer.identify`).
+   */
+  readonly durableCallers: DurableCallerIdentifier | undefined;
 }
 
 /**
@@ -68,5 +75,6 @@ export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promis
   const rest = options.mcp.rest ? ` (REST: GET ${options.mcp.path}/tools, POST ${options.mcp.path}/call)` : '';
   const extras = [tasks && 'tasks on durable streams', resourceServer && `OAuth resource ${auth!.resource} (metadata at ${resourceServer.metadataPaths.join(', ')})`].filter(Boolean);
   logger.log(`MCP on POST ${options.mcp.path}: ${catalog.size} tool(s)${rest}${extras.length ? `; ${extras.join('; ')}` : ''}`);
-  return { catalog, inFlight };
+  const durableCallers = resourceServer && auth!.jwt ? (exchange: RpcHttpExchange) => resourceServer.identify(exchange) : undefined;
+  return { catalog, inFlight, durableCallers };
 }

@@ -25,6 +25,9 @@ export type McpAuthentication =
   /** The issuer's keys could not be fetched: 503, nothing is decided about the caller. */
   | { readonly kind: 'unavailable'; readonly message: string };
 
+/** What `admit` refuses a request with: a challenge, or 503 when the issuer's keys cannot be fetched. */
+export type McpAdmissionRefusal = BearerChallenge | { readonly status: 503; readonly error: { code: number; message: string } };
+
 /** How a call was refused by the app's code (a guard's exception, or -32001), when it was. */
 export type McpCallDenial = 'unauthorized' | 'forbidden';
 
@@ -104,9 +107,23 @@ export class McpResourceServer {
    * is the app's: its `Authorization` is not the verifier's to judge. Answers the refusal to send
    * instead, when there is one (503: the issuer's keys cannot be fetched).
    */
-  async admit(exchange: RpcHttpExchange): Promise<BearerChallenge | { readonly status: 503; readonly error: { code: number; message: string } } | undefined> {
+  async admit(exchange: RpcHttpExchange): Promise<McpAdmissionRefusal | undefined> {
     const mark = exchange.raw.url?.indexOf('?') ?? -1;
-    const query = mark < 0 ? undefined : exchange.raw.url!.slice(mark + 1);
+    return this.settle(exchange, mark < 0 ? undefined : exchange.raw.url!.slice(mark + 1));
+  }
+
+  /**
+   * `admit` for the routes MCP answers point to outside MCP — a durable tool's `sse_url` — so the
+   * token that started a stream reads it (json-rpc-server.ts hands this to the durable routes when
+   * `jwt` is set). The same verifier and refusals, the same precedence of the app's identity, on
+   * the `Authorization` header only: the query string of those routes is not MCP's (an app may
+   * identify `EventSource` clients there itself), so `access_token` there is neither read nor refused.
+   */
+  identify(exchange: RpcHttpExchange): Promise<McpAdmissionRefusal | undefined> {
+    return this.settle(exchange, undefined);
+  }
+
+  private async settle(exchange: RpcHttpExchange, query: string | undefined): Promise<McpAdmissionRefusal | undefined> {
     const request = exchange.request as { user?: unknown };
     const identified = requestUser(request) !== undefined;
     const outcome = await this.authenticate({ authorization: identified ? undefined : exchange.headers.authorization, query });
