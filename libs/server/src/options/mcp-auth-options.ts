@@ -24,7 +24,11 @@ export interface JsonRpcMcpAuthOptions {
    * challenges.
    */
   scopeRoles?: Readonly<Record<string, string | readonly string[]>>;
-  /** The built-in bearer-token verifier (JWT on `jose`). Off: the app authenticates the request itself. */
+  /**
+   * The built-in bearer-token verifier (JWT on `jose`), on the MCP routes and on the durable routes
+   * (a durable tool's `sse_url` reads with the token that started it). Off: the app authenticates
+   * the request itself.
+   */
   jwt?: JsonRpcMcpJwtOptions;
 }
 
