@@ -193,6 +193,24 @@ describe('demo: an agent connects through OAuth discovery (MCP_OAUTH_ISSUER)', (
     await client.close();
   });
 
+  it('an agent without tasks follows the durable report\'s sse_url with its JWT; a forged one is the module\'s 401', async () => {
+    const jwt = { authorization: `Bearer ${await as.token({ sub: 'ada', aud: `${t.url}/mcp`, scope: 'user' })}` };
+    const request = mcpRequest('2026', 'r', 'tools/call', { name: 'report.generate', arguments: { steps: 2, delayMs: 10 } });
+    request.headers = { ...request.headers, ...jwt };
+    const handle = JSON.parse((await postMcp(`${t.url}/mcp`, request)).body.result.content[0].text);
+    const attach = await fetch(t.url + handle.sse_url, { headers: jwt });
+    expect(attach.status).toBe(200);
+    const frames = await attach.text();
+    expect(frames.match(/^event: .+$/gm)).toEqual(['event: progress', 'event: progress', 'event: chunk', 'event: done', 'event: end']);
+    expect((await fetch(t.url + handle.sse_url)).status).toBe(404);
+    const forged = await fetch(t.url + handle.sse_url, { headers: { authorization: 'Bearer not-a-jwt' } });
+    expect([forged.status, forged.headers.get('www-authenticate'), await forged.json()]).toEqual([
+      401,
+      `Bearer error="invalid_token", error_description="The access token is malformed", resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`,
+      { error: { code: -32001, message: 'Invalid access token: The access token is malformed' } },
+    ]);
+  });
+
   it('publishes its metadata, and the demo\'s own login tokens still work on /mcp', async () => {
     const metadata = await (await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)).json();
     expect(metadata).toEqual({ resource: `${t.url}/mcp`, authorization_servers: [as.issuer], scopes_supported: ['user'], bearer_methods_supported: ['header'], resource_name: 'nest-jsonrpc demo' });
