@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { RedisStreamStore, SqliteStreamStore } from '@nest-jsonrpc/server';
 import { eventually } from '../support/async.js';
 import { deleteRedisKeys, describeWithRedis, REDIS_URL } from '../support/redis.js';
@@ -22,6 +23,31 @@ function send(app: TestApp, era: Era, method: string, params: Record<string, unk
   const request = mcpRequest(era, `${method}-${randomUUID()}`, method, params, era === '2026' ? withTasks : {});
   request.headers = { ...request.headers, ...user };
   return postMcp(app.url + '/mcp', request);
+}
+
+/**
+ * Starts `jobs.paced` on `on`, lets its first progress row through once the clock has moved past
+ * the task's creation, and checks that `read` reports that commit's time as lastUpdatedAt; then
+ * cancels the task.
+ */
+async function lastUpdateFollowsCommits(on: TestApp, read: TestApp): Promise<void> {
+  gates.paced.close();
+  const created = (await send(on, '2026', 'tools/call', { name: 'jobs.paced', arguments: { steps: 2 } })).body.result;
+  try {
+    expect(created.lastUpdatedAt).toBe(created.createdAt);
+    await eventually(() => gates.paced.waiting === 1, 5000, 'the producer at its gate');
+    await eventually(() => Date.now() > Date.parse(created.createdAt), 1000, 'the clock to move on');
+    const released = Date.now();
+    gates.paced.release();
+    const working = await eventually(async () => {
+      const task = (await send(read, '2026', 'tasks/get', { taskId: created.taskId })).body.result;
+      return task.statusMessage === 'step 1 of 2' ? task : undefined;
+    }, 10_000, 'the progress row');
+    expect(working.status).toBe('working');
+    expect(Date.parse(working.lastUpdatedAt)).toBeGreaterThanOrEqual(released);
+  } finally {
+    await send(on, '2026', 'tasks/cancel', { taskId: created.taskId });
+  }
 }
 
 const describeRedis = await describeWithRedis('the MCP tasks across instances');
@@ -59,6 +85,8 @@ describeRedis('MCP tasks across two instances sharing Redis', () => {
     }, 10_000, 'B to see the end');
     expect(done.result).toEqual({ content: [{ type: 'text', text: '"part 0 part 1 "' }] });
   });
+
+  it('lastUpdatedAt read through B is the time of the last commit on A', () => lastUpdateFollowsCommits(a, b));
 
   it('cancelled through B, the producer on A stops; both instances see it cancelled', async () => {
     gates.endless.close();
@@ -105,6 +133,31 @@ describe('MCP tasks across a restart on SQLite', () => {
       expect((await send(after, '2026', 'tasks/get', { taskId: modern.taskId }, { 'x-user': 'bob' })).body.error.code).toBe(-32602);
     } finally {
       await after.close();
+    }
+  });
+
+  it('a file written before streams kept their last update opens (the column is added); its tasks report lastUpdatedAt', async () => {
+    const old = join(dir, 'before-updated-at.db');
+    const db = new Database(old);
+    // The schema as it was, with a stream its process left running after one progress row.
+    db.exec(`
+      CREATE TABLE durable_streams (id TEXT PRIMARY KEY, method TEXT NOT NULL, owner TEXT, status TEXT NOT NULL, events INTEGER NOT NULL, created_at INTEGER NOT NULL, completed_at INTEGER);
+      CREATE TABLE durable_events (stream_id TEXT NOT NULL, id INTEGER NOT NULL, event TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (stream_id, id)) WITHOUT ROWID;
+      CREATE TABLE durable_tombstones (id TEXT PRIMARY KEY, owner TEXT, completed_at INTEGER NOT NULL);
+    `);
+    const createdAt = Date.now() - 60_000;
+    db.prepare("INSERT INTO durable_streams VALUES ('old-task', 'jobs.endless', 'ada', 'running', 1, ?, NULL)").run(createdAt);
+    db.prepare("INSERT INTO durable_events VALUES ('old-task', 1, 'progress', '\"started\"')").run();
+    db.close();
+    const app = await startTasksApp(new SqliteStreamStore({ filename: old }));
+    try {
+      // Recovered at start: failed, and last updated when it was marked so.
+      const recovered = (await send(app, '2026', 'tasks/get', { taskId: 'old-task' })).body.result;
+      expect(recovered).toMatchObject({ status: 'failed', createdAt: new Date(createdAt).toISOString() });
+      expect(Date.parse(recovered.lastUpdatedAt)).toBeGreaterThan(createdAt);
+      await lastUpdateFollowsCommits(app, app);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -70,7 +70,8 @@ describe('MCP tasks on durable streams', () => {
       expect(Number.isInteger(created.ttlMs) && created.ttlMs >= 3_600_000).toBe(true);
       // Readable at once (durably created), working, with the last progress row as its message.
       const working = await poll('2026', created.taskId, (task) => task.statusMessage === 'step 1 of 2');
-      expect(working).toEqual({ ...created, resultType: 'complete', statusMessage: 'step 1 of 2', ttlMs: expect.any(Number) });
+      // lastUpdatedAt moves with the progress row (its own test, below, says how).
+      expect(working).toEqual({ ...created, resultType: 'complete', statusMessage: 'step 1 of 2', lastUpdatedAt: expect.stringMatching(ISO), ttlMs: expect.any(Number) });
       gates.report.open();
       const done = await poll('2026', created.taskId, (task) => task.status !== 'working');
       expect(done).toEqual({
@@ -196,6 +197,7 @@ describe('MCP tasks on durable streams', () => {
       expect(support).toEqual({
         'jobs.report': 'optional',
         'jobs.endless': 'optional',
+        'jobs.paced': 'optional',
         'jobs.slow': 'optional',
         'jobs.required': 'required',
         'jobs.fail': 'optional',
@@ -211,7 +213,7 @@ describe('MCP tasks on durable streams', () => {
       expect(body.result).not.toHaveProperty('resultType');
       const waiting = send('2025', 'tasks/result', { taskId: task.taskId });
       const got = await poll('2025', task.taskId, (t) => t.statusMessage === 'step 1 of 2');
-      expect(got).toEqual({ ...task, statusMessage: 'step 1 of 2', ttl: expect.any(Number) });
+      expect(got).toEqual({ ...task, statusMessage: 'step 1 of 2', lastUpdatedAt: expect.stringMatching(ISO), ttl: expect.any(Number) });
       gates.report.open();
       const result = await waiting;
       expect(result.body.result).toEqual({ content: [{ type: 'text', text: '"part 0 part 1 "' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } });
@@ -280,6 +282,50 @@ describe('MCP tasks on durable streams', () => {
       expect(seen.at(-1)).toBe('result');
       expect(result.content).toEqual([{ type: 'text', text: '"part 0 part 1 part 2 "' }]);
       await client.close();
+    });
+  });
+
+  describe('lastUpdatedAt: when the task last changed', () => {
+    /** Lets `jobs.paced` through its three steps, checking lastUpdatedAt after each, then once it completed. */
+    const stepThrough = async (era: Era, created: { taskId: string; createdAt: string }) => {
+      let last = Date.parse(created.createdAt);
+      for (const step of [1, 2]) {
+        await eventually(() => gates.paced.waiting === 1, 5000, `the producer at its gate before step ${step}`);
+        // Timestamps have ms precision: the clock moves past the last update, so the next is visibly later.
+        await eventually(() => Date.now() > last, 1000, 'the clock to move on');
+        const released = Date.now();
+        gates.paced.release();
+        const task = await poll(era, created.taskId, (t) => t.statusMessage === `step ${step} of 3`);
+        const updated = Date.parse(task.lastUpdatedAt);
+        expect([task.status, task.createdAt]).toEqual(['working', created.createdAt]);
+        expect(task.lastUpdatedAt).toMatch(ISO);
+        expect(updated).toBeGreaterThanOrEqual(released);
+        expect(updated).toBeLessThanOrEqual(Date.now());
+        last = updated;
+      }
+      await eventually(() => gates.paced.waiting === 1, 5000, 'the producer at its gate before step 3');
+      gates.paced.release();
+      const done = await poll(era, created.taskId, (t) => t.status !== 'working');
+      expect(done.status).toBe('completed');
+      // The completion time, as the durable routes report it.
+      const { streams } = (await (await fetch(`${t.url}/rpc/streams`, { headers: ada })).json()) as { streams: Array<{ stream_id: string; completed_at: string }> };
+      const stream = streams.find((s) => s.stream_id === created.taskId);
+      expect(stream?.completed_at).toMatch(ISO);
+      expect(done.lastUpdatedAt).toBe(stream?.completed_at);
+      expect(Date.parse(done.lastUpdatedAt)).toBeGreaterThanOrEqual(last);
+    };
+
+    it.each(['2026', '2025'] as const)('%s: each progress row moves it on while the task works; once it ends, it is the completion time', async (era) => {
+      const answer = (await send(era, 'tools/call', { name: 'jobs.paced', arguments: { steps: 3 }, ...(era === '2025' && { task: {} }) })).body.result;
+      const created = era === '2025' ? answer.task : answer;
+      try {
+        // The producer waits at its gate before its first row: nothing is committed yet.
+        expect(created.lastUpdatedAt).toBe(created.createdAt);
+        await stepThrough(era, created);
+      } finally {
+        // A failed expectation must not leave the producer at the gate the next test shares.
+        await send(era, 'tasks/cancel', { taskId: created.taskId });
+      }
     });
   });
 

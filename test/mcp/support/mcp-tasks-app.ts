@@ -25,6 +25,11 @@ export class Gate {
     this.opened = false;
   }
 
+  /** Lets through the producers waiting now; the gate stays closed for the next ones (one step at a time). */
+  release(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
   /** Resolves when the gate opens; rejects with the signal's reason when it aborts first. */
   pass(signal: AbortSignal): Promise<void> {
     if (this.opened) return Promise.resolve();
@@ -47,7 +52,7 @@ export class Gate {
   }
 }
 
-export const gates = { report: new Gate(), slow: new Gate(), endless: new Gate() };
+export const gates = { report: new Gate(), slow: new Gate(), endless: new Gate(), paced: new Gate() };
 /** What the producers saw end, per label: `finished`, `stopped` (their finally ran after an abort). */
 export const endings: Record<string, string> = {};
 
@@ -91,6 +96,16 @@ export class Jobs {
       endings[label] = 'finished';
     } finally {
       endings[label] ??= 'stopped';
+    }
+  }
+
+  @RpcMethod('jobs.paced', { description: 'Reports each step once the test lets it through' })
+  @RpcStream({ durable: true })
+  @RpcMcp()
+  async *paced(p: ReportDto, ctx: RpcContext) {
+    for (let i = 0; i < p.steps; i++) {
+      await gates.paced.pass(ctx.signal);
+      yield progress(`step ${i + 1} of ${p.steps}`);
     }
   }
 

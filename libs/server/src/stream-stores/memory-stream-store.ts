@@ -91,6 +91,7 @@ export class MemoryStreamStore implements StreamStore {
       stream.events.push(event);
     }
     record.events = last;
+    if (events.length) record.updatedAt = now;
     if (terminal) {
       record.status = STATUS_OF_TERMINAL[events[events.length - 1].event as DurableTerminalEventName];
       record.completedAt = now;

@@ -152,7 +152,9 @@ for i = 7, #ARGV, 2 do
   redis.call('XADD', KEYS[2], last .. '-0', 'e', ARGV[i], 'd', ARGV[i + 1])
 end
 if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'events', last, 'status', ARGV[2], 'completed_at', ARGV[3], 'batch', ARGV[5], 'batch_last', last)
+  redis.call('HSET', KEYS[1], 'events', last, 'status', ARGV[2], 'completed_at', ARGV[3], 'updated_at', ARGV[3], 'batch', ARGV[5], 'batch_last', last)
+elseif last >= first then
+  redis.call('HSET', KEYS[1], 'events', last, 'updated_at', ARGV[3], 'batch', ARGV[5], 'batch_last', last)
 else
   redis.call('HSET', KEYS[1], 'events', last, 'batch', ARGV[5], 'batch_last', last)
 end
@@ -758,5 +760,6 @@ function toRecord(id: string, h: Record<string, string>): DurableStreamRecord {
     events: Number(h.events),
     createdAt: Number(h.created_at),
     completedAt: h.completed_at ? Number(h.completed_at) : null,
+    ...(h.updated_at && { updatedAt: Number(h.updated_at) }),
   };
 }

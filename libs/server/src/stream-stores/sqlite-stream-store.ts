@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS durable_streams (
   status TEXT NOT NULL,
   events INTEGER NOT NULL,
   created_at INTEGER NOT NULL,
-  completed_at INTEGER
+  completed_at INTEGER,
+  updated_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS durable_streams_status ON durable_streams (status);
 CREATE INDEX IF NOT EXISTS durable_streams_owner ON durable_streams (owner, created_at);
@@ -95,6 +96,7 @@ interface StreamRow {
   events: number;
   created_at: number;
   completed_at: number | null;
+  updated_at: number | null;
 }
 
 function toRecord(row: StreamRow): DurableStreamRecord {
@@ -106,6 +108,7 @@ function toRecord(row: StreamRow): DurableStreamRecord {
     events: row.events,
     createdAt: row.created_at,
     completedAt: row.completed_at,
+    ...(row.updated_at !== null && { updatedAt: row.updated_at }),
   };
 }
 
@@ -148,6 +151,10 @@ export class SqliteStreamStore implements StreamStore {
     db.pragma(`synchronous = ${this.synchronous}`);
     db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     db.exec(SCHEMA);
+    // A file written before streams kept their last commit's time: the column is added (NULL for
+    // the streams already there, which then report their creation time).
+    const columns = db.pragma('table_info(durable_streams)') as Array<{ name: string }>;
+    if (!columns.some((column) => column.name === 'updated_at')) db.exec('ALTER TABLE durable_streams ADD COLUMN updated_at INTEGER');
     this.db = db;
     this.statements = this.prepare(db);
     this.appendTx = db.transaction(this.appendInTransaction.bind(this));
@@ -173,8 +180,8 @@ export class SqliteStreamStore implements StreamStore {
       deleteEvents: db.prepare('DELETE FROM durable_events WHERE stream_id = ?'),
       head: db.prepare('SELECT status, events FROM durable_streams WHERE id = ?'),
       insertEvent: db.prepare('INSERT INTO durable_events (stream_id, id, event, data) VALUES (?, ?, ?, ?)'),
-      setEvents: db.prepare('UPDATE durable_streams SET events = ? WHERE id = ?'),
-      finish: db.prepare('UPDATE durable_streams SET events = ?, status = ?, completed_at = ? WHERE id = ?'),
+      setEvents: db.prepare('UPDATE durable_streams SET events = ?, updated_at = ? WHERE id = ?'),
+      finish: db.prepare('UPDATE durable_streams SET events = ?, status = ?, completed_at = ?, updated_at = ? WHERE id = ?'),
       get: db.prepare('SELECT * FROM durable_streams WHERE id = ?'),
       tombstone: db.prepare('SELECT owner FROM durable_tombstones WHERE id = ?'),
       read: db.prepare('SELECT id, event, data FROM durable_events WHERE stream_id = ? AND id > ? ORDER BY id LIMIT ?'),
@@ -236,9 +243,9 @@ export class SqliteStreamStore implements StreamStore {
       insert.run(id, last, event.event, event.data);
     }
     if (terminal) {
-      s.finish.run(last, STATUS_OF_TERMINAL[events[events.length - 1].event as DurableTerminalEventName], now, id);
+      s.finish.run(last, STATUS_OF_TERMINAL[events[events.length - 1].event as DurableTerminalEventName], now, now, id);
     } else if (events.length) {
-      s.setEvents.run(last, id);
+      s.setEvents.run(last, now, id);
     }
     return { ok: true, lastId: last };
   }

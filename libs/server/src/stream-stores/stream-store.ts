@@ -12,6 +12,12 @@ export interface DurableStreamRecord {
   /** Epoch milliseconds. */
   readonly createdAt: number;
   readonly completedAt: number | null;
+  /**
+   * Epoch milliseconds of the last commit that added events (the `now` given to `append`, or to
+   * `cancel`): what an MCP task reports as its `lastUpdatedAt` while it works. Absent before the
+   * first commit; a store that does not keep it leaves it out, and readers fall back to `createdAt`.
+   */
+  readonly updatedAt?: number;
 }
 
 /** Receives events after they are committed, in id order, in contiguous batches. */

@@ -20,7 +20,10 @@ export interface McpTaskView {
   readonly statusMessage?: string;
   /** ISO 8601. */
   readonly createdAt: string;
-  /** ISO 8601: when it finished, or when it was created while it works (the store keeps no other time). */
+  /**
+   * ISO 8601: when it finished; while it works, when its last events were committed (a progress
+   * row, a row of output), or its creation before the first.
+   */
   readonly lastUpdatedAt: string;
   /** How long after creation the task can be read: until it ends plus `durable.retention` (a lower bound while working). */
   readonly ttlMs: number;
@@ -171,7 +174,7 @@ export class McpTasks {
       status: await this.statusOf(record),
       ...(statusMessage !== undefined && { statusMessage }),
       createdAt: new Date(record.createdAt).toISOString(),
-      lastUpdatedAt: new Date(record.completedAt ?? record.createdAt).toISOString(),
+      lastUpdatedAt: new Date(lastUpdateOf(record)).toISOString(),
       ttlMs: Math.max(1, end - record.createdAt + this.retentionMs),
       pollIntervalMs: this.pollIntervalMs,
     };
@@ -234,6 +237,15 @@ export class McpTasks {
     // The events ended without a terminal one: a caller that left (the task itself goes on).
     return { status: 'failed', error: { code: RpcErrorCode.InternalError, message: 'Internal error' } };
   }
+}
+
+/**
+ * When the task last changed: its end, else its last commit (kept on the record the lookup
+ * already read, so a poll costs no further read). Never before its creation: on Redis the
+ * instance that commits may not be the one that created it, and their clocks may disagree.
+ */
+function lastUpdateOf(record: DurableStreamRecord): number {
+  return Math.max(record.createdAt, record.completedAt ?? record.updatedAt ?? record.createdAt);
 }
 
 function errorObjectOf(data: string): RpcErrorObject {
