@@ -68,6 +68,22 @@ function endlessUpload(port: number, started: number): Promise<{ head: string; c
   });
 }
 
+/**
+ * A `text/plain` upload of `length` declared bytes over a raw socket, sent only when the test
+ * says (`send`): what the server answers, and when the answer's first bytes and the close came.
+ */
+function wrongTypeUpload(port: number, length: number) {
+  const started = Date.now();
+  const socket = connect(port, '127.0.0.1');
+  socket.write(`POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${length}\r\n\r\n`);
+  let text = '';
+  socket.on('error', () => undefined);
+  const answered = new Promise<number>((resolve) => socket.once('data', () => resolve(Date.now() - started)));
+  socket.on('data', (chunk) => (text += chunk.toString()));
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+  return { answered, closed, text: () => text, send: (bytes: number) => socket.writable && socket.write('a'.repeat(bytes)), destroy: () => socket.destroy() };
+}
+
 const TOO_LARGE = { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: body exceeds 1048576 bytes' }, id: null };
 const STREAM_ID = '4b7a3c1e-9d2f-4e8a-b5c6-0123456789ab';
 const MCP_CALL_TOO_LARGE = { content: [{ type: 'text', text: `Error ${TOO_LARGE.error.code}: ${TOO_LARGE.error.message}` }], isError: true };
@@ -233,6 +249,51 @@ describe('an oversize body always gets its 413 (lingering close)', () => {
       // 256 KiB at 16 KiB per 20 ms is about 0.3 s; lingerMs (60 s) never comes into it.
       expect(closedAfterMs).toBeLessThan(15_000);
     } finally {
+      await bounded.close();
+    }
+  });
+
+  // The 415 is an early answer too, and lingers as the 413 does (RFC 9112, 9.6): readable at once,
+  // the connection closed when the upload is over — or at limits.lingerMs, while it trickles on.
+  it('a 415 to a body still trickling in is readable at once; the connection closes when the body is complete, long before limits.lingerMs', async () => {
+    const lingering = await startTestApp(ByteBoundedLingerModule); // lingerMs: 60 s
+    const upload = wrongTypeUpload(Number(new URL(lingering.url).port), 1000);
+    try {
+      upload.send(10);
+      await upload.answered;
+      expect(upload.text()).toMatch(/^HTTP\/1\.1 415 /);
+      // The 415 came while the body was still arriving, and the connection stays open for the rest.
+      const early = await Promise.race([upload.closed.then(() => 'closed'), new Promise((resolve) => setImmediate(resolve, 'open'))]);
+      expect(early).toBe('open');
+      upload.send(990);
+      // Bounded well below the linger, so a server that waited for it fails here, not at the test's timeout.
+      const bound = new Promise<string>((resolve) => setTimeout(resolve, 10_000, 'still open 10 s after the body was complete').unref());
+      expect(await Promise.race([upload.closed.then(() => 'closed'), bound])).toBe('closed');
+      expect(upload.text()).toMatch(/\r\nconnection: close\r\n/i);
+    } finally {
+      upload.destroy();
+      await lingering.close();
+    }
+  });
+
+  it('a 415 to a body that trickles on is cut after limits.lingerMs', async () => {
+    const bounded = await startTestApp(BoundedLingerModule); // lingerMs: 300
+    const upload = wrongTypeUpload(Number(new URL(bounded.url).port), 1000);
+    try {
+      const trickle = setInterval(() => upload.send(1), 20);
+      try {
+        const answeredAfterMs = await upload.answered;
+        const closedAfterMs = await upload.closed;
+        expect(upload.text()).toMatch(/^HTTP\/1\.1 415 /);
+        expect(answeredAfterMs).toBeLessThan(closedAfterMs);
+        // It lingered (read on after answering) until the bound, not until the body's end (1000 bytes at 50 a second: 20 s).
+        expect(closedAfterMs - answeredAfterMs).toBeGreaterThanOrEqual(250);
+        expect(closedAfterMs).toBeLessThan(10_000);
+      } finally {
+        clearInterval(trickle);
+      }
+    } finally {
+      upload.destroy();
       await bounded.close();
     }
   });
