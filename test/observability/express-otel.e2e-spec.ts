@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { eventually } from '../support/async.js';
 
 interface ExportedSpan {
@@ -23,6 +23,7 @@ interface ExportedSpan {
   spanId: string;
   parentId?: string;
   attributes: Record<string, unknown>;
+  status: { code: number; message?: string };
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -118,5 +119,28 @@ describe('span parents under @opentelemetry/instrumentation-express', () => {
     const stream = trace.find((s) => s.name === 'count')!;
     expect(stream.attributes).toMatchObject({ 'jsonrpc.stream.rows': 3, 'jsonrpc.stream.ending': 'completed' });
     expect(ancestry(trace, stream)).toEqual(['request handler', 'POST /rpc/stream']);
+  });
+
+  // As on Fastify (fastify-otel.e2e-spec.ts, where the module ends @fastify/otel's request span
+  // itself): instrumentation-http ends its server span when the response closes, finished or not.
+  it('a live stream its client leaves: the HTTP server span ends, with the status code sent, status unset', async () => {
+    const traceId = '1ea7e51ea7e51ea7e51ea7e51ea7e51e';
+    const leave = new AbortController();
+    const res = await fetch(`${url}/rpc/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'h', method: 'held' }),
+      signal: leave.signal,
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('"i":1')) text += new TextDecoder().decode((await reader.read()).value);
+    leave.abort();
+    await reader.closed.catch(() => undefined);
+    const trace = await traceOf(() => traceId, (t) => t.some((s) => s.name === 'held') && t.some((s) => s.name === 'POST /rpc/stream'));
+    expect(trace.find((s) => s.name === 'held')!.attributes['jsonrpc.stream.ending']).toBe('client_gone');
+    const server = trace.find((s) => s.name === 'POST /rpc/stream')!;
+    expect(server.attributes['http.response.status_code']).toBe(200);
+    expect(server.status.code).toBe(SpanStatusCode.UNSET);
   });
 });

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { JsonRpcModule, RpcMethod, RpcStream, StreamFormat } from '@nest-jsonrpc/server';
+import { JsonRpcModule, RpcCtx, RpcMethod, RpcStream, StreamFormat } from '@nest-jsonrpc/server';
 
 class Methods {
   add(params) {
@@ -19,10 +19,19 @@ class Methods {
   async *count(params) {
     for (let i = 1; i <= params.n; i++) yield { i };
   }
+
+  /** One row, then nothing until the client leaves (its signal aborts). */
+  async *held(ctx) {
+    yield { i: 1 };
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+  }
 }
 RpcMethod('add')(Methods.prototype, 'add', Object.getOwnPropertyDescriptor(Methods.prototype, 'add'));
 RpcMethod('count')(Methods.prototype, 'count', Object.getOwnPropertyDescriptor(Methods.prototype, 'count'));
 RpcStream({ format: StreamFormat.Ndjson })(Methods.prototype, 'count', Object.getOwnPropertyDescriptor(Methods.prototype, 'count'));
+RpcMethod('held')(Methods.prototype, 'held', Object.getOwnPropertyDescriptor(Methods.prototype, 'held'));
+RpcStream({ format: StreamFormat.Sse })(Methods.prototype, 'held', Object.getOwnPropertyDescriptor(Methods.prototype, 'held'));
+RpcCtx()(Methods.prototype, 'held', 0);
 Injectable()(Methods);
 
 class App {}
@@ -41,6 +50,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     spanId: s.spanContext().spanId,
     parentId: s.parentSpanContext?.spanId,
     attributes: s.attributes,
+    status: s.status,
   }));
   console.log(JSON.stringify(spans));
 });

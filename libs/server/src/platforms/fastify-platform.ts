@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { Span } from '@opentelemetry/api';
 import { JSON_RPC_REQUEST_MEDIA_TYPES } from '@nest-jsonrpc/protocol';
 import type { HttpPlatform } from '../context/http-platform.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
@@ -36,6 +37,37 @@ class HookedBodyWatch {
   arrived(req: IncomingMessage): void {
     this.arrivals.arrived(this.links.get(req));
   }
+}
+
+/** The little of `@fastify/otel`'s request decoration (`request.opentelemetry()`, its public API) read here. */
+interface FastifyOtelRequest {
+  opentelemetry?: () => { readonly span?: Pick<Span, 'isRecording' | 'setAttribute' | 'setStatus' | 'end'> | null };
+}
+
+/** `SpanStatusCode.ERROR`: `@opentelemetry/api` is an optional peer, imported for its types only. */
+const SPAN_STATUS_ERROR = 2;
+
+/**
+ * `@fastify/otel` ends its `request` span in an `onResponse` hook, and Fastify runs `onResponse`
+ * for a hijacked reply only once the response finished (its listener waits for `finish` or
+ * `error`, neither of which comes when the client leaves first): a client that leaves a stream
+ * would leave the span open, never exported. So when the hijacked response closes unfinished, the
+ * span is ended here as that hook ends it — the status code sent, status unset (a client leaving
+ * is not the server failing; instrumentation-http's server span says the same), ERROR for a 5xx.
+ * A response that finished is left to the hook. Nothing happens without `@fastify/otel`.
+ */
+function endOtelRequestSpanIfLeft(reply: FastifyReply): void {
+  const request = reply.request as FastifyRequest & FastifyOtelRequest;
+  if (typeof request.opentelemetry !== 'function') return;
+  const res = reply.raw;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    const span = request.opentelemetry?.().span;
+    if (!span?.isRecording()) return;
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: SPAN_STATUS_ERROR });
+    span.end();
+  });
 }
 
 /** What Fastify (or the module's body reader) raised before a route ran, as a kind of the transport-error catalogue. */
@@ -136,6 +168,7 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
   takeOver(reply: FastifyReply): OutgoingHttpHeaders {
     const headers = reply.getHeaders() as OutgoingHttpHeaders;
     reply.hijack();
+    endOtelRequestSpanIfLeft(reply);
     return headers;
   }
 
