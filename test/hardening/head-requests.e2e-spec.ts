@@ -3,8 +3,8 @@
  * what GET would answer — its status and header fields, no body — and nothing started or attached
  * for it. The durable attach route (`GET /rpc/streams/:id`) gives GET's 200 and SSE headers, its
  * 404, 400 and 204, and leaves no subscription behind; the live stream route (`GET /rpc/stream`),
- * whose status only running the method would tell, is not served on HEAD (404, the method never
- * runs); `/rpc` and `/mcp` refuse HEAD as they refuse GET (405). Each HEAD goes over a kept-alive
+ * whose status only running the method would tell, refuses HEAD (405 with `Allow: GET, POST`, the
+ * method never runs); `/rpc` and `/mcp` refuse HEAD as they refuse GET (405). Each HEAD goes over a kept-alive
  * connection that must then serve the next request: a response the server still holds open would
  * keep it busy.
  */
@@ -72,7 +72,7 @@ describe('HEAD on the GET routes: GET’s status and headers, no body, nothing s
   let agent: http.Agent;
 
   /** `method` on `path` over the shared keep-alive socket; fails if the answer has not ended within `timeoutMs`. */
-  function send(method: 'HEAD' | 'GET', path: string, headers: Record<string, string> = {}, timeoutMs = 3000): Promise<HeadAnswer> {
+  function send(method: 'HEAD' | 'GET' | 'PUT', path: string, headers: Record<string, string> = {}, timeoutMs = 3000): Promise<HeadAnswer> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         req.destroy();
@@ -213,10 +213,12 @@ describe('HEAD on the GET routes: GET’s status and headers, no body, nothing s
     });
   });
 
-  it('the live stream route, GET /rpc/stream: 404 at once, and the method never runs', async () => {
+  it('the live stream route, GET /rpc/stream: 405 at once with PUT’s refusal and Allow, and the method never runs', async () => {
     const calls = liveCalls;
+    const put = await send('PUT', '/rpc/stream?method=live.ticks&id=1');
     const answer = await head('/rpc/stream?method=live.ticks&id=1');
-    expect([answer.status, answer.bodyBytes, liveCalls - calls]).toEqual([404, 0, 0]);
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, POST']);
+    expect([answer.status, answer.bodyBytes, answerFields(answer.headers), liveCalls - calls]).toEqual([405, 0, answerFields(put.headers), 0]);
   });
 
   it.each([

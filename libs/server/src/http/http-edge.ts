@@ -18,10 +18,9 @@ export interface HttpRoute {
   /**
    * A GET route answers HEAD too, with the same handler: the platform sends its status and headers
    * without the body. A handler that takes the response over (`openStream`) must end it at once on
-   * HEAD, replaying and attaching nothing. `false`: HEAD is not served (404) — for a route whose
-   * answer only doing GET's work would tell (`GET <stream.path>` runs the method).
+   * HEAD, replaying and attaching nothing; one whose answer only doing GET's work would tell
+   * refuses HEAD itself (`GET <stream.path>` runs the method: 405, rpc-stream-routes.ts).
    */
-  readonly head?: false;
 }
 
 /** A refusal decided before the body is read. */

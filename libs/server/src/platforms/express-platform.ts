@@ -201,7 +201,6 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   /** The route's handler: its exchange, with the body claimed before the parsers or read now. */
   private serve(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
     const { group, route } = served;
-    if (route.head === false && req.method === 'HEAD') return next();
     const claim = this.claimed.get(req) ?? this.claim(served, req, res);
     if (isPromise(claim)) void claim.then((settled) => this.run(group, route, req, res, settled));
     else this.run(group, route, req, res, claim);
@@ -227,7 +226,6 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
 
   /** Before the app's parsers: the body is read (or the request refused) now, then the stack goes on. */
   private claimEarly(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
-    if (served.route.head === false && req.method === 'HEAD') return next();
     const claim = this.claim(served, req, res);
     this.claimed.set(req, claim);
     // Out of the module's claim router, on along the app's stack (a refused request stops here).

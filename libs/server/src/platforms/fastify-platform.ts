@@ -289,7 +289,7 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
     const verbs = route.method === '*' ? 'ALL' : typeof route.method === 'string' ? route.method : route.method.join(',');
     Object.defineProperty(handler, 'name', { value: `@nest-jsonrpc/server ${verbs} ${path}` });
     if (route.method === '*') instance.all(path, { bodyLimit }, handler);
-    else instance.route({ method: typeof route.method === 'string' ? route.method : [...route.method], url: path, bodyLimit, exposeHeadRoute: route.head, handler });
+    else instance.route({ method: typeof route.method === 'string' ? route.method : [...route.method], url: path, bodyLimit, handler });
   }
 
   /** The body has not arrived in time: 408 while the request is open; its connection closed once answered. */

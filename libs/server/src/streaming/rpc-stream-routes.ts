@@ -39,6 +39,9 @@ export const SHUTDOWN_ERROR: RpcErrorObject = Object.freeze({ code: -32000, mess
 /** Integer-looking ids (`id=7`) are numbers, as a JSON-RPC client sending `"id":7` meant; anything else stays a string. */
 const INTEGER_ID = /^(?:0|-?[1-9]\d{0,14})$/;
 
+/** What the stream path serves, for the 405s of its other verbs (and of HEAD, see `handleGet`). */
+const STREAM_VERBS = { allow: 'GET, POST', hint: 'use POST (or GET for SSE methods)' };
+
 function invalid(reason: string): RpcErrorObject {
   return { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` };
 }
@@ -93,8 +96,8 @@ export class RpcStreamRoutes {
       body: 'json',
       routes: [
         { method: 'POST', path, handle: (exchange) => this.handlePost(exchange) },
-        { method: 'GET', path, head: false, handle: (exchange) => this.handleGet(exchange) },
-        methodNotAllowed(this.writer, 'rpc', ['PUT', 'PATCH', 'DELETE'], path, { allow: 'GET, POST', hint: 'use POST (or GET for SSE methods)' }),
+        { method: 'GET', path, handle: (exchange) => this.handleGet(exchange) },
+        methodNotAllowed(this.writer, 'rpc', ['PUT', 'PATCH', 'DELETE'], path, STREAM_VERBS),
       ],
       // Open streams would keep `server.close()` waiting for ever: end them, telling the client why.
       onClose: () => {
@@ -111,8 +114,16 @@ export class RpcStreamRoutes {
     return this.serve(exchange, this.open(body, exchange));
   }
 
-  /** `EventSource` can only GET: the envelope comes from the query string. SSE methods only. */
+  /**
+   * `EventSource` can only GET: the envelope comes from the query string. SSE methods only. HEAD
+   * is refused (405, `Allow: GET, POST`) before anything runs: its status only running the method
+   * would tell, and a stream started to be thrown away would still have its effects.
+   */
   private handleGet(exchange: RpcHttpExchange): Promise<void> | undefined {
+    if (exchange.method === 'HEAD') {
+      this.writer.sendTransportError(exchange, 'rpc', 'methodNotAllowed', STREAM_VERBS);
+      return undefined;
+    }
     const { method, params, id } = exchange.query;
     if (id !== undefined && typeof id !== 'string') return this.sendError(exchange, { id: null, error: invalid('"id" must appear once') });
     const rpcId: RpcId | undefined = id === undefined ? undefined : INTEGER_ID.test(id) ? Number(id) : id;
