@@ -178,7 +178,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
         route,
         arrivals: timeoutMs > 0 ? new BodyArrivalWatch<Response>(timeoutMs, (res) => this.bodyLate(group, route, res.req, res)) : undefined,
       };
-      this.register(this.routes, route, path, (req, res, next) => this.serve(served, req, res, next));
+      this.register(this.routes, route, path, (req, res) => this.serve(served, req, res));
       if (this.claims) this.register(this.claims, route, path, (req, res, next) => this.claimEarly(served, req, res, next));
     }
     if (group.onClose) this.closers.push(group.onClose);
@@ -199,7 +199,7 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
   }
 
   /** The route's handler: its exchange, with the body claimed before the parsers or read now. */
-  private serve(served: ServedRoute, req: Request, res: Response, next: NextFunction): void {
+  private serve(served: ServedRoute, req: Request, res: Response): void {
     const { group, route } = served;
     const claim = this.claimed.get(req) ?? this.claim(served, req, res);
     if (isPromise(claim)) void claim.then((settled) => this.run(group, route, req, res, settled));
