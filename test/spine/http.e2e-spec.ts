@@ -231,13 +231,13 @@ describe('HTTP (default options)', () => {
       },
     );
 
-    it('Content-Encoding is not interpreted: a gzipped body is not JSON -> -32700', async () => {
+    it('Content-Encoding is interpreted: a gzipped body is inflated (every coding and refusal: test/hardening/compressed-body.e2e-spec.ts)', async () => {
       const res = await raw(t.url, {
         headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
         body: gzipSync(JSON.stringify(call('echo', [1]))),
       });
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.text)).toEqual(PARSE_ERROR);
+      expect(JSON.parse(res.text)).toEqual({ jsonrpc: '2.0', result: [1], id: 1 });
     });
 
     it('a body without any Content-Type -> 415 with a JSON-RPC error envelope', async () => {

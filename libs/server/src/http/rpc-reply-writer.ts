@@ -170,15 +170,17 @@ export class RpcReplyWriter {
    * A refusal of the catalogue, outside any call (body too large, bad media type, verb not
    * served...), in the shape of the route's family. Sent before the body was read, it closes the
    * connection after a lingering read of the rest of the upload (`early-answer.ts`), so a client
-   * still sending reads it; a body that arrived too slowly is not waited for.
+   * still sending reads it; a body that arrived too slowly is not waited for. The refusals of the
+   * body reader (413, the content coding's 415, a body that could not be inflated) close the
+   * connection even when the body is all read, as Fastify does after its parser's errors.
    */
   sendTransportError(exchange: RpcHttpExchange, family: RouteFamily, kind: TransportErrorKind, detail?: TransportErrorDetail): void {
-    const { status, shape, text } = this.transportErrors.refusal(family, kind, detail);
-    const headers: OutgoingHttpHeaders = { 'content-type': JSON_CONTENT_TYPE };
+    const { status, shape, text, headers: own, closes } = this.transportErrors.refusal(family, kind, detail);
+    const headers: OutgoingHttpHeaders = { ...own, 'content-type': JSON_CONTENT_TYPE };
     if (shape !== 'envelope') headers['cache-control'] = NOT_STORED;
     if (detail?.allow !== undefined) headers.allow = detail.allow;
     if (exchange.sent) return;
-    if (!bodyStillArriving(exchange.raw)) return this.sendBody(exchange, status, headers, text);
+    if (!closes && !bodyStillArriving(exchange.raw)) return this.sendBody(exchange, status, headers, text);
     const pending = exchange.platform.takeOver(exchange.reply);
     const linger = kind === 'bodyTimeout' ? NO_LINGER : this.limits;
     sendEarlyAnswer(exchange.raw, exchange.res, status, { ...pending, ...headers, ...this.answerHeaders(exchange) }, text, linger);

@@ -1,6 +1,8 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { JSON_RPC_REQUEST_MEDIA_TYPES, RpcErrorCode, serializeError, type RpcErrorObject } from '@nest-jsonrpc/protocol';
 import { formatRpcErrorText } from '../errors/rpc-error-text.js';
 import { RpcRequestTooLargeException } from '../errors/rpc-exceptions.js';
+import { INFLATED_CODINGS } from './request-body.js';
 
 /**
  * The route families, by the body shape of their refusals: `rpc` — `POST <path>`,
@@ -16,8 +18,12 @@ export type TransportErrorKind =
   | 'tooLarge'
   /** A body whose media type the route does not read. */
   | 'unsupportedMediaType'
+  /** A body in a content coding the module does not inflate (`Accept-Encoding` says which it does). */
+  | 'unsupportedContentEncoding'
   /** A body that could not be read (broken framing, a length that does not match). */
   | 'unreadableBody'
+  /** A compressed body that could not be inflated (not the coding it says, cut short, damaged). */
+  | 'undecodableBody'
   /** A body that did not arrive within `limits.bodyTimeoutMs`. */
   | 'bodyTimeout'
   /** A verb the route does not serve (`Allow` says which do). */
@@ -62,6 +68,8 @@ const tooLarge = (l: RefusalLimits) => RpcRequestTooLargeException.forLimit(l.ma
 const late = (l: RefusalLimits) => `Invalid Request: the body did not arrive within ${l.bodyTimeoutMs} ms`;
 const refusedHost = (_l: RefusalLimits, d: TransportErrorDetail) => d.message ?? 'Forbidden';
 const JSON_ONLY = `Content-Type must be ${JSON_RPC_REQUEST_MEDIA_TYPES[0]}`;
+const CODINGS_ONLY = `Content-Encoding must be ${INFLATED_CODINGS.replace(/, (?=[^,]*$)/, ' or ')} (or none)`;
+const NOT_INFLATED = 'Parse error: the request body could not be inflated as its Content-Encoding says';
 const { InvalidRequest, ParseError, InternalError, InvalidParams } = RpcErrorCode;
 /** What the SDK's own DNS-rebinding guards answer (a JSON-RPC error with no id). */
 const HOST_REFUSED_CODE = -32000;
@@ -83,10 +91,24 @@ const CATALOGUE: { readonly [K in TransportErrorKind]: { readonly [F in RouteFam
     streams: cell(400, 'error', InvalidParams, 'Bad request'),
     tools: cell(415, 'tool', InvalidRequest, JSON_ONLY),
   },
+  // RFC 9110, 15.5.16: a content coding the server does not support is a 415, like a media type,
+  // with `Accept-Encoding` (12.5.3) saying which it does. The durable routes read no body.
+  unsupportedContentEncoding: {
+    rpc: cell(415, 'envelope', InvalidRequest, `Invalid Request: ${CODINGS_ONLY}`),
+    streams: cell(415, 'error', InvalidRequest, CODINGS_ONLY),
+    tools: cell(415, 'tool', InvalidRequest, CODINGS_ONLY),
+  },
   unreadableBody: {
     rpc: cell(400, 'envelope', ParseError, 'Parse error: the request body could not be read'),
     streams: cell(400, 'error', InvalidParams, 'Bad request'),
     tools: cell(400, 'tool', ParseError, 'Parse error'),
+  },
+  // A body that is not what its coding says is one that could not be read: 400 and -32700, as
+  // `unreadableBody` (not the 200 of JSON that does not parse, since no JSON was reached).
+  undecodableBody: {
+    rpc: cell(400, 'envelope', ParseError, NOT_INFLATED),
+    streams: cell(400, 'error', InvalidParams, 'Bad request'),
+    tools: cell(400, 'tool', ParseError, NOT_INFLATED),
   },
   bodyTimeout: {
     rpc: cell(408, 'envelope', InvalidRequest, late),
@@ -110,12 +132,24 @@ const CATALOGUE: { readonly [K in TransportErrorKind]: { readonly [F in RouteFam
   },
 };
 
-/** A refusal ready to send: its status, its body's shape and text. */
+/** A refusal ready to send: its status, its body's shape and text, and whether it closes the connection. */
 export interface TransportRefusal {
   readonly status: number;
   readonly shape: RefusalShape;
   readonly text: string;
+  /** Headers the refusal itself needs (a 415's `Accept-Encoding`). */
+  readonly headers?: OutgoingHttpHeaders;
+  /**
+   * Sent with `Connection: close` even when the whole body has been read: the refusals the body
+   * reader raises. Fastify closes the connection after every error of a body parser, so Express
+   * does too for the same refusals, and a 413 always closes (README.md, "HTTP").
+   */
+  readonly closes: boolean;
 }
+
+/** The refusals a body reader raises (see {@link TransportRefusal.closes}). */
+const CLOSING: ReadonlySet<TransportErrorKind> = new Set<TransportErrorKind>(['tooLarge', 'unsupportedContentEncoding', 'undecodableBody']);
+const ACCEPT_ENCODING: OutgoingHttpHeaders = Object.freeze({ 'accept-encoding': INFLATED_CODINGS });
 
 /** The body of `error` in `shape`. */
 export function refusalBody(shape: RefusalShape, error: RpcErrorObject): string {
@@ -139,7 +173,8 @@ export class TransportErrors {
 
   refusal(family: RouteFamily, kind: TransportErrorKind, detail: TransportErrorDetail = {}): TransportRefusal {
     const { status, shape, code, message } = CATALOGUE[kind][family];
-    return { status, shape, text: refusalBody(shape, { code, message: message(this.limits, detail) }) };
+    const text = refusalBody(shape, { code, message: message(this.limits, detail) });
+    return { status, shape, text, closes: CLOSING.has(kind), ...(kind === 'unsupportedContentEncoding' && { headers: ACCEPT_ENCODING }) };
   }
 
   /** The 413's error object (the same on every route). */

@@ -7,7 +7,7 @@ import type { RpcHttpExchange } from '../context/rpc-context.js';
 import { bodyLimitOf, type BodyBounds } from '../http/body-limit.js';
 import { awaitsContinue, BodyArrivalWatch, continueRequest, declaredLength, declaresBody, isJsonRpcMediaType, routeContinueChecks } from '../http/early-answer.js';
 import type { HttpEdge, HttpRoute, HttpRouteGroup, RpcExchangeFactory } from '../http/http-edge.js';
-import { readRequestBody } from '../http/request-body.js';
+import { readRequestBody, requestDecoding, UNSUPPORTED_CODING, type Inflater } from '../http/request-body.js';
 import { trackRequestlessConnections } from '../http/requestless-connections.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
 import type { TransportErrorDetail, TransportErrorKind } from '../http/transport-errors.js';
@@ -238,8 +238,9 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
 
   /**
    * The body bounds of every route of the module, in Fastify's order: a declared length over the
-   * limit, the group's check (MCP's host check), the media type, the body read (or drained, for
-   * routes that read none) under the limit and within the body timeout.
+   * limit, the group's check (MCP's host check), the media type, the content coding, the body read
+   * (inflated when it has a `Content-Encoding`; drained as sent, for routes that read none) under
+   * the limit and within the body timeout.
    */
   private claim({ group, route, arrivals }: ServedRoute, req: Request, res: Response): Claim | Promise<Claim> {
     const limit = this.bodyLimit;
@@ -254,14 +255,25 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
       return this.refuse(group, route, req, res, 'unsupportedMediaType');
     }
     if (req.readableDidRead || req.readableEnded) return this.readElsewhere(group, route, req, res);
+    let decoding: Inflater | undefined;
+    if (readsJson) {
+      // The one header read an uncompressed request pays.
+      const encoding = req.headers['content-encoding'];
+      if (encoding !== undefined) {
+        const decoded = requestDecoding(encoding);
+        if (decoded === UNSUPPORTED_CODING) return this.refuse(group, route, req, res, 'unsupportedContentEncoding');
+        decoding = decoded;
+      }
+    }
     continueRequest(req, res, limit);
     const watched = arrivals?.watch(req, res);
     // A Promise, not `readBody`'s callback: a Promise's reaction runs in the async context where
     // the claim began (under the app's HTTP span, `@opentelemetry/instrumentation-express`), a
     // listener of the body's `end` in the socket's — the calls' spans would lose their parent
     // (test/observability/parents.e2e-spec.ts fails).
-    return readRequestBody(req, limit).then((reading): Claim => {
+    return readRequestBody(req, limit, decoding).then((reading): Claim => {
       if ('tooLarge' in reading) return this.refuse(group, route, req, res, 'tooLarge');
+      if ('undecodable' in reading) return this.refuse(group, route, req, res, 'undecodableBody');
       if ('gone' in reading) return REFUSED;
       arrivals?.arrived(watched);
       if (!readsJson) return NO_BODY;

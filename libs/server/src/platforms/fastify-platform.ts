@@ -8,7 +8,7 @@ import type { HttpPlatform } from '../context/http-platform.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import { bodyLimitOf, type BodyBounds } from '../http/body-limit.js';
 import { awaitsContinue, BodyArrivalWatch, continueRequest, declaredLength, declaresBody, routeContinueChecks, type WatchedBody } from '../http/early-answer.js';
-import { readBody } from '../http/request-body.js';
+import { INFLATED_UPSTREAM, readBody, requestDecoding, UNSUPPORTED_CODING, type BodyDecoding, type BodyReading } from '../http/request-body.js';
 import type { HttpEdge, HttpRoute, HttpRouteGroup, RpcExchangeFactory } from '../http/http-edge.js';
 import { trackRequestlessConnections } from '../http/requestless-connections.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
@@ -18,6 +18,12 @@ import type { TransportErrorKind } from '../http/transport-errors.js';
 const BODY_TIMEOUT = 'NEST_JSONRPC_BODY_TIMEOUT';
 /** The client went away before its body was complete: nobody reads the answer. */
 const BODY_GONE = 'NEST_JSONRPC_BODY_GONE';
+/** A `Content-Encoding` the module's reader does not inflate. */
+const UNSUPPORTED_ENCODING = 'NEST_JSONRPC_UNSUPPORTED_CONTENT_ENCODING';
+/** A compressed body that could not be inflated. */
+const UNDECODABLE_BODY = 'NEST_JSONRPC_UNDECODABLE_BODY';
+/** `@fastify/compress`'s refusal of a `Content-Encoding` it does not inflate (its request decompression, a `preParsing` hook). */
+const COMPRESS_UNSUPPORTED_ENCODING = 'FST_CP_ERR_INVALID_CONTENT_ENCODING';
 
 type ParsedBody = (error: Error | null, body?: string) => void;
 
@@ -77,6 +83,11 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
       return 'bodyTimeout';
     case BODY_GONE:
       return 'unreadableBody';
+    case UNSUPPORTED_ENCODING:
+    case COMPRESS_UNSUPPORTED_ENCODING:
+      return 'unsupportedContentEncoding';
+    case UNDECODABLE_BODY:
+      return 'undecodableBody';
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'tooLarge';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -86,6 +97,25 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
   return error.statusCode !== undefined && error.statusCode < 500 ? 'unreadableBody' : 'internal';
 }
 
+/** The error a body reading that did not end with its text hands Fastify, for the plugin's error handler. */
+function readingError(reading: Exclude<BodyReading, { readonly text: string }>): Error {
+  if ('tooLarge' in reading) return new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
+  if ('undecodable' in reading) return Object.assign(new Error('The request body could not be inflated'), { code: UNDECODABLE_BODY, statusCode: 400 });
+  return Object.assign(new Error('The client went away before its body was complete'), { code: BODY_GONE, statusCode: 400 });
+}
+
+/**
+ * How the module's parser reads the body of a request that has a `Content-Encoding`: a request
+ * that declares no body has nothing to inflate (as on Express, where it never reaches the reader);
+ * a body a `preParsing` hook already inflates (`@fastify/compress`, which leaves the header as it
+ * was) is read as it comes, never inflated twice; any other is inflated by the module's reader.
+ */
+function decodingOf(encoding: string, req: IncomingMessage, payload: Readable): BodyDecoding | undefined | typeof UNSUPPORTED_CODING {
+  if (!declaresBody(req.headers)) return undefined;
+  if (payload !== req && typeof (payload as Readable & { receivedEncodedLength?: unknown }).receivedEncodedLength === 'number') return INFLATED_UPSTREAM;
+  return requestDecoding(encoding);
+}
+
 /**
  * The Fastify adapter of the HTTP edge (`@nestjs/platform-fastify`): the platform port over
  * `FastifyRequest`/`FastifyReply`, and each route group mounted as one encapsulated plugin of the
@@ -93,9 +123,10 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
  * module's routes, while the module's body parser, body bounds and error handler stay inside
  * the plugin and nothing about the app's parsers or error format leaks into its answers:
  *
- * - `json` groups replace the inherited content-type parsers with one that hands over the raw
- *   text of the JSON media types (others: `FST_ERR_CTP_INVALID_MEDIA_TYPE`, 415), so a bad body
- *   is the route's -32700, not Fastify's 400;
+ * - `json` groups replace the inherited content-type parsers with the module's body reader, which
+ *   hands over the text of the JSON media types (others: `FST_ERR_CTP_INVALID_MEDIA_TYPE`, 415),
+ *   inflated when it has a `Content-Encoding` as on Express, so a bad body is the route's -32700,
+ *   not Fastify's 400;
  * - a declared `Content-Length` over `maxRequestSize` is refused before anything is read (any
  *   media type, any verb), with Fastify's own `FST_ERR_CTP_BODY_TOO_LARGE` — the error Fastify
  *   raises for a chunked body counted past the limit — so both reach the plugin's error handler,
@@ -107,7 +138,8 @@ function transportErrorKind(error: FastifyError): TransportErrorKind {
  * `onRequest` hook — its parser reads the body itself (`http/request-body.ts`), refusing a
  * declared length over the limit and arming the timeout first, and its routes refuse an oversize
  * declared length on the verbs Fastify parses no body for. A hook would run for every request
- * (bench/README.md, "Side by side, and the hooks of the hot path"). Other groups do it in the plugin's `onRequest` hook.
+ * (bench/README.md, "Side by side, and the hooks of the hot path"). Other groups do it in the plugin's `onRequest` hook,
+ * and their parser only reads.
  */
 export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyReply>, HttpEdge {
   readonly type = 'fastify';
@@ -185,12 +217,9 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
       const arrivals = late && !readsInParser ? new HookedBodyWatch(late) : undefined;
       if (group.body === 'json') {
         instance.removeAllContentTypeParsers();
-        if (readsInParser) instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], this.bodyReader(limit, timeoutMs));
-        else {
-          instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], { parseAs: 'string', bodyLimit: limit }, (_request, body, parsed) => {
-            parsed(null, body);
-          });
-        }
+        // The module's reader on every group (Fastify's own would read a compressed body as sent);
+        // a group with a hook has its body timeout armed there.
+        instance.addContentTypeParser([...JSON_RPC_REQUEST_MEDIA_TYPES], this.bodyReader(limit, readsInParser ? timeoutMs : 0));
       }
       if (!readsInParser) this.addEarlyChecks(instance, group, limit, arrivals);
       instance.setErrorHandler((error: FastifyError, request, reply) => {
@@ -232,16 +261,27 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
   }
 
   /**
-   * The parser of a `json` group without a hook: a declared length over `limit` is refused before
-   * anything is read; the body is read as text under `limit`, within `timeoutMs` (one clock for
-   * all the group's requests, `BodyArrivalWatch`). What it cannot read goes to the plugin's error
-   * handler, as Fastify's own parser errors do.
+   * The parser of a `json` group: a declared length over `limit` is refused before anything is
+   * read; the body is read as text under `limit`, inflated first when it has a `Content-Encoding`
+   * (`http/request-body.ts`; 415 for a coding it does not inflate), and — in a group without a
+   * hook (`timeoutMs` above 0) — within `timeoutMs` (one clock for all the group's requests,
+   * `BodyArrivalWatch`). What it cannot read goes to the plugin's error handler, as Fastify's own
+   * parser errors do (and Fastify closes the connection after each: `Connection: close`).
    */
   private bodyReader(limit: number, timeoutMs: number): (request: FastifyRequest, payload: Readable, parsed: ParsedBody) => void {
     const arrivals = timeoutMs > 0 ? new BodyArrivalWatch<ParsedBody>(timeoutMs, (late) => late(Object.assign(new Error('The request body did not arrive in time'), { code: BODY_TIMEOUT }))) : undefined;
     return (request, payload, parsed) => {
       const req = request.raw;
-      if (declaredLength(req.headers) > limit) return parsed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      const headers = req.headers;
+      if (declaredLength(headers) > limit) return parsed(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      // The one header read an uncompressed request pays.
+      const encoding = headers['content-encoding'];
+      let decoding: BodyDecoding | undefined;
+      if (encoding !== undefined) {
+        const decoded = decodingOf(encoding, req, payload);
+        if (decoded === UNSUPPORTED_CODING) return parsed(Object.assign(new Error(`Unsupported Content-Encoding: ${encoding}`), { code: UNSUPPORTED_ENCODING, statusCode: 415 }));
+        decoding = decoded;
+      }
       let settled = false;
       // Once: a late body is answered at its deadline, and the reading that ends afterwards is not.
       const settle: ParsedBody = (error, body) => {
@@ -250,12 +290,16 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
         parsed(error, body);
       };
       const watched = arrivals?.watch(req, settle);
-      readBody(payload, limit, (reading) => {
-        arrivals?.arrived(watched);
-        if ('text' in reading) settle(null, reading.text);
-        else if ('tooLarge' in reading) settle(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-        else settle(Object.assign(new Error('The client went away before its body was complete'), { code: BODY_GONE, statusCode: 400 }));
-      });
+      readBody(
+        payload,
+        limit,
+        (reading) => {
+          arrivals?.arrived(watched);
+          if ('text' in reading) settle(null, reading.text);
+          else settle(readingError(reading));
+        },
+        decoding,
+      );
     };
   }
 
