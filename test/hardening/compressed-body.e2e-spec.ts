@@ -377,6 +377,9 @@ describe(`with the app's own request decompression (${TEST_PLATFORM})`, () => {
         expect([answer.status, answer.text]).toEqual([200, '{"jsonrpc":"2.0","result":["twice?"],"id":1}']);
         const unsupported = await post(`${url}/rpc`, Buffer.from(call), { 'content-encoding': 'zstd' });
         expect([unsupported.status, unsupported.text]).toEqual([415, UNSUPPORTED]);
+        // No body to inflate: the empty body's -32700, as without a coding (body-parser would try, and answer its 400).
+        const empty = await post(`${url}/rpc`, Buffer.alloc(0), { 'content-encoding': 'gzip' });
+        expect([empty.status, empty.text]).toEqual([200, '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}']);
       } finally {
         await app.close();
       }

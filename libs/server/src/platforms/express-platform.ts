@@ -249,7 +249,12 @@ export class ExpressPlatform implements HttpPlatform<Request, Response>, HttpEdg
       const refusal = group.admit(this.exchanges.create(this, req, res, route.path));
       if (refusal) return this.refuse(group, route, req, res, refusal.kind, refusal.detail);
     }
-    if (!declaresBody(req.headers)) return NO_BODY;
+    if (!declaresBody(req.headers)) {
+      // `Content-Length: 0` with a `Content-Encoding`: body-parser, next in the app's stack, would
+      // try to inflate nothing and answer its own 400. Read to its end, the request is one the
+      // parsers skip, and the route answers an empty body as it does without a coding.
+      return req.headers['content-encoding'] === undefined ? NO_BODY : readRequestBody(req, limit).then(() => NO_BODY);
+    }
     const readsJson = group.body === 'json';
     if (readsJson && !isJsonRpcMediaType(req.headers['content-type'], JSON_RPC_REQUEST_MEDIA_TYPES)) {
       return this.refuse(group, route, req, res, 'unsupportedMediaType');
