@@ -12,6 +12,7 @@
  * CI runs a fixed seed and a bounded count. A larger run: FUZZ_RUNS=5000 FUZZ_SEED=<any> (see
  * docs/fuzzing.md); a failure prints the seed and path that replay it.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { decoderForContentType, type StreamFrame } from '@nest-jsonrpc/client';
 import { isErrorObject, parseResponseObject, type RpcResponseObject } from '@nest-jsonrpc/protocol';
@@ -199,6 +200,52 @@ describe('fuzzing /rpc', () => {
       runs(20),
     );
   });
+});
+
+/** The codings the module inflates, each with the compressor of this process. */
+const CODINGS = {
+  gzip: (bytes: Uint8Array) => gzipSync(bytes),
+  'x-gzip': (bytes: Uint8Array) => gzipSync(bytes),
+  deflate: (bytes: Uint8Array) => deflateSync(bytes),
+  br: (bytes: Uint8Array) => brotliCompressSync(bytes),
+};
+const coding = fc.constantFrom(...(Object.keys(CODINGS) as Array<keyof typeof CODINGS>));
+const bytesOf = (body: Body) => (typeof body === 'string' ? new TextEncoder().encode(body) : body);
+/** A durable start answers a new stream id each time: the only part of an answer two equal requests may differ in. */
+const sameUpToIds = (text: string) => text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>');
+
+describe('fuzzing compressed bodies on /rpc', () => {
+  it('a compressed body is answered exactly as the same body sent plain', async () => {
+    await fc.assert(
+      fc.asyncProperty(rpcBody, coding, async (body, name) => {
+        const plain = await send('/rpc', { body });
+        const compressed = await send('/rpc', { body: CODINGS[name](bytesOf(body)), headers: { 'content-encoding': name } });
+        checkRpcAnswer(compressed);
+        expect([compressed.status, sameUpToIds(compressed.text)]).toEqual([plain.status, sameUpToIds(plain.text)]);
+      }),
+      runs(150),
+    );
+  }, timeout(300));
+
+  it('damaged compressed bytes: an answer as for any body, or 400 with -32700 (could not be inflated), never anything else', async () => {
+    const damage = fc.array(fc.tuple(fc.constantFrom('cut', 'flip', 'insert'), fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(envelopeText, batchText), coding, damage, async (body, name, edits) => {
+        let bytes = Buffer.from(CODINGS[name](bytesOf(body)));
+        for (const [edit, at, value] of edits) {
+          const i = at % Math.max(1, bytes.length);
+          if (edit === 'cut') bytes = bytes.subarray(0, i);
+          else if (edit === 'flip') bytes[i] ^= value;
+          else bytes = Buffer.concat([bytes.subarray(0, i), Buffer.from([value]), bytes.subarray(i)]);
+        }
+        const answer = await send('/rpc', { body: bytes, headers: { 'content-encoding': name } });
+        if (answer.status !== 400) return void checkRpcAnswer(answer);
+        noLeak(answer);
+        expect(errorEnvelope(answer, [-32700]).id).toBeNull();
+      }),
+      runs(150),
+    );
+  }, timeout(150));
 });
 
 /** Envelopes aimed at the stream methods, then mutated ones and anything else. */
