@@ -52,6 +52,12 @@ class EchoMethods {
 })
 class BoundedModule {}
 
+@Module({
+  imports: [JsonRpcModule.forRoot({ limits: { lingerMs: 30_000 } })],
+  providers: [EchoMethods],
+})
+class LongLingerModule {}
+
 type Coding = 'gzip' | 'x-gzip' | 'deflate' | 'br';
 const COMPRESS: Record<Coding, (input: Buffer) => Buffer> = {
   gzip: (input) => zlib.gzipSync(input),
@@ -118,6 +124,9 @@ function countInflated(): { readonly bytes: number; restore(): void } {
   }
   return counter;
 }
+
+/** 600 gzip members of 1 MiB of zeros: 600 MiB inflated, 600 kB on the wire (still arriving when the 413 is due). */
+const LONG_BOMB = Buffer.concat(Array.from({ length: 600 }, () => zlib.gzipSync(Buffer.alloc(1024 * 1024))));
 
 /** 10 MiB of a JSON string's content: valid JSON-RPC were it inflated whole, so only its size is wrong. */
 const BOMB_TEXT = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"echo","id":1,"params":["'), Buffer.alloc(10 * 1024 * 1024, '0'), Buffer.from('"]}')]);
@@ -292,6 +301,18 @@ describe('compressed uploads that do not end, or end late', () => {
     }
   });
 
+  it('a bomb still uploading: the 413 at once, the connection closed when the upload is over, not at limits.lingerMs', async () => {
+    const lingering = await startTestApp(LongLingerModule);
+    try {
+      const started = Date.now();
+      const answer = await post(`${lingering.url}/rpc`, LONG_BOMB, { 'content-encoding': 'gzip' }, true);
+      expect([answer.status, answer.headers.connection, answer.text]).toEqual([413, 'close', TOO_LARGE]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await lingering.close();
+    }
+  });
+
   it('a gzip body that arrives is served; one that stalls gets its 408 after limits.bodyTimeoutMs', async () => {
     const body = zlib.gzipSync('{"jsonrpc":"2.0","method":"echo","params":[1],"id":1}');
     expect((await post(`${t.url}/rpc`, body, { 'content-encoding': 'gzip' })).text).toBe('{"jsonrpc":"2.0","result":[1],"id":1}');
@@ -320,8 +341,8 @@ describe('compressed uploads that do not end, or end late', () => {
 describe(`with the app's own request decompression (${TEST_PLATFORM})`, () => {
   const call = '{"jsonrpc":"2.0","method":"echo","params":["twice?"],"id":1}';
 
-  async function listen(configure: (app: INestApplication) => void, options: object = {}): Promise<{ app: INestApplication; url: string }> {
-    const app = await NestFactory.create<INestApplication>(CompressedModule, testAdapter(), { logger: new CapturingLogger(), ...options });
+  async function listen(configure: (app: INestApplication) => void, options: object = {}, module: object = CompressedModule): Promise<{ app: INestApplication; url: string }> {
+    const app = await NestFactory.create<INestApplication>(module, testAdapter(), { logger: new CapturingLogger(), ...options });
     configure(app);
     await app.listen(0, '127.0.0.1');
     return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
@@ -363,6 +384,19 @@ describe(`with the app's own request decompression (${TEST_PLATFORM})`, () => {
         expect([corrupt.status, corrupt.text]).toEqual([400, NOT_INFLATED]);
       } finally {
         counter.restore();
+        await app.close();
+      }
+    });
+
+    it('a bomb still uploading through that hook: the 413 at once, the connection closed when the upload is over, not at limits.lingerMs', async () => {
+      const { app, url } = await listen(fastifyCompressLike, {}, LongLingerModule);
+      try {
+        const started = Date.now();
+        const answer = await post(`${url}/rpc`, LONG_BOMB, { 'content-encoding': 'gzip' }, true);
+        expect([answer.status, answer.headers.connection, answer.text]).toEqual([413, 'close', TOO_LARGE]);
+        // lingerMs is 30 s: a lingering read held back by the hook's paused stream would wait for it.
+        expect(Date.now() - started).toBeLessThan(10_000);
+      } finally {
         await app.close();
       }
     });

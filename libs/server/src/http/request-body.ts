@@ -143,8 +143,9 @@ function readInflated(req: Readable, limit: number, done: (reading: BodyReading)
     inflater.off('data', onData);
     inflater.off('end', onEnd);
     if (upstream) {
-      // The hook's stream is piped from the request: paused, it holds the request back for the
-      // 413's lingering read; destroying it would destroy the request with it.
+      // The hook's stream is piped from the request (`stream.pipeline`): destroying it would
+      // destroy the request, and the 413 with it. Paused, it inflates no more; the Fastify
+      // adapter unpipes the request from it, for the lingering read of the rest.
       inflater.off('close', onGone);
       if (!('text' in reading)) inflater.pause();
     } else {

@@ -295,8 +295,11 @@ export class FastifyPlatform implements HttpPlatform<FastifyRequest, FastifyRepl
         limit,
         (reading) => {
           arrivals?.arrived(watched);
-          if ('text' in reading) settle(null, reading.text);
-          else settle(readingError(reading));
+          if ('text' in reading) return settle(null, reading.text);
+          // A hook's inflating stream is piped from the request and now paused: the pipe would
+          // hold the request back from the 413's lingering read until `limits.lingerMs`.
+          if (decoding === INFLATED_UPSTREAM) req.unpipe();
+          settle(readingError(reading));
         },
         decoding,
       );
