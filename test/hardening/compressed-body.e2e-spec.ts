@@ -349,7 +349,7 @@ describe(`with the app's own request decompression (${TEST_PLATFORM})`, () => {
   }
 
   if (TEST_PLATFORM === 'fastify') {
-    /** `@fastify/compress`'s request decompression, as its index.js does it (`onRoute`, `preParsing`). */
+    /** `@fastify/compress`'s request decompression, as the plugin (9.x) does it: an `onRoute` hook that adds a `preParsing` hook to every route. */
     const fastifyCompressLike = (app: INestApplication) => {
       type Hook = (request: { headers: IncomingHttpHeaders }, reply: unknown, payload: Readable, done: (error: Error | null, payload?: Readable) => void) => void;
       const fastify = app.getHttpAdapter().getInstance() as { addHook(name: 'onRoute', hook: (route: { preParsing?: Hook | Hook[] }) => void): void };

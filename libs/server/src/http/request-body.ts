@@ -36,9 +36,9 @@ export const UNSUPPORTED_CODING: unique symbol = Symbol('unsupported-coding');
 /**
  * The body is already inflated by what hands its stream over: a Fastify `preParsing` hook that
  * decompresses (`@fastify/compress`) leaves `Content-Encoding` as it was and marks its stream with
- * `receivedEncodedLength`, the bytes it has read off the wire (Fastify's own reader checks it
- * against the body limit, "zip bomb" in its `lib/content-type-parser.js`). Read as it comes,
- * never inflated twice.
+ * `receivedEncodedLength`, the bytes it has read off the wire (Fastify's own body reader holds
+ * that to the body limit too, against zip bombs). Read as it comes, never inflated twice
+ * (test/hardening/compressed-body.e2e-spec.ts has such a hook).
  */
 export const INFLATED_UPSTREAM: unique symbol = Symbol('inflated-upstream');
 
