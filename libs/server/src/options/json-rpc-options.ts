@@ -81,7 +81,7 @@ export interface JsonRpcModuleOptions {
   stream?: JsonRpcStreamOptions;
   /** Map error codes to HTTP statuses instead of answering 200. Default `{ enabled: false }`. */
   httpStatus?: { enabled?: boolean };
-  /** Largest accepted body in bytes; 0 turns the limit off. Default 1 MiB. */
+  /** Largest accepted body in bytes, counted inflated for a compressed body (and on the wire); 0 turns the limit off. Default 1 MiB. */
   maxRequestSize?: number;
   /** Most items in one batch. Default 100. */
   maxBatchSize?: number;

@@ -49,7 +49,7 @@ type RootResolved = Pick<ResolvedJsonRpcOptions, Exclude<RootName, 'rateLimit'>>
 /** The top-level options that are not sections. */
 const rootSection = new OptionSection<Pick<JsonRpcModuleOptions, RootName>, RootResolved>('', {
   path: { default: DEFAULT_PATHS.rpc, check: check.routePath, doc: "route of the endpoint; absolute (Nest's global prefix does not apply — but it moves Nest middleware off the module's routes: [docs/platforms.md](docs/platforms.md))" },
-  maxRequestSize: { default: 1_048_576, check: check.integer(0), doc: 'largest body in bytes; `0` turns the limit off' },
+  maxRequestSize: { default: 1_048_576, check: check.integer(0), doc: 'largest body in bytes, counted inflated for a compressed one (and on the wire); `0` turns the limit off' },
   maxBatchSize: { default: 100, check: check.integer(1), doc: 'most items in one batch' },
   batchConcurrency: { default: 16, check: check.integer(1), doc: 'most items of one batch running at once' },
   validateResults: {
