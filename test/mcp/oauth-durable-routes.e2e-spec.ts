@@ -18,7 +18,7 @@ import { CapturingLogger, onEveryRequest, testAdapter } from '../support/rpc-tes
 import { ManualFeed } from '../durable/support/durable-fixtures.js';
 import { openSse } from '../durable/support/sse-client.js';
 import { mcpRequest, postMcp } from './support/mcp-wire.js';
-import { freePort, startOAuthTestSite, type TestAuthorizationServer } from './support/oauth.js';
+import { freePort, startOAuthTestSite, type OAuthTestSite } from './support/oauth.js';
 
 const feeds = new Map<string, ManualFeed>();
 
@@ -63,33 +63,30 @@ function appIdentity(app: INestApplication): void {
 }
 
 describe('the durable routes under mcp.auth.jwt: an agent follows its handle with its token', () => {
-  let as: TestAuthorizationServer;
+  /** The authorization server, and the addresses the app and its challenges use. */
+  let site: OAuthTestSite;
   let app: INestApplication;
-  let base: string;
-  let resource: string;
-  let metadataUrl: string;
 
   beforeAll(async () => {
-    const site = await startOAuthTestSite();
-    ({ as, base, resource, metadataUrl } = site);
-    app = await NestFactory.create<INestApplication>(moduleFor(resource, as.issuer, `${as.issuer}/jwks`), testAdapter(), { logger: new CapturingLogger() });
+    site = await startOAuthTestSite();
+    app = await NestFactory.create<INestApplication>(moduleFor(site.resource, site.as.issuer, `${site.as.issuer}/jwks`), testAdapter(), { logger: new CapturingLogger() });
     appIdentity(app);
     await app.listen(site.port, '127.0.0.1');
   });
   afterAll(async () => {
     await app?.close();
-    await as?.stop();
+    await site?.as.stop();
   });
 
   const bearer = async (claims: Record<string, unknown> = {}, expiresIn?: number) => ({
-    authorization: `Bearer ${await as.token({ sub: 'ada', aud: resource, scope: 'reports:read', ...claims }, expiresIn)}`,
+    authorization: `Bearer ${await site.as.token({ sub: 'ada', aud: site.resource, scope: 'reports:read', ...claims }, expiresIn)}`,
   });
 
   /** The agent's `tools/call` of the durable tool over `POST /mcp` (no tasks): its handle, and the stream's producer. */
   async function startOverMcp(headers: Record<string, string>): Promise<{ id: string; sseUrl: string; feed: ManualFeed }> {
     const request = mcpRequest('2026', 'c', 'tools/call', { name: 'jobs.feed', arguments: {} });
     request.headers = { ...request.headers, ...headers };
-    const { status, body } = await postMcp(resource, request);
+    const { status, body } = await postMcp(site.resource, request);
     expect(status).toBe(200);
     const handle = JSON.parse(body.result.content[0].text);
     expect(handle).toEqual({ stream_id: expect.any(String), sse_url: `/rpc/streams/${handle.stream_id}`, status: 'running' });
@@ -98,7 +95,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
   }
 
   const getJson = async (path: string, headers: Record<string, string> = {}, method = 'GET') => {
-    const res = await fetch(base + path, { method, headers });
+    const res = await fetch(site.base + path, { method, headers });
     return { status: res.status, headers: res.headers, body: await res.json() };
   };
   const notFound = { status: 404, body: { error: { code: -32002, message: 'Stream not found' } } };
@@ -107,7 +104,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
     const ada = await bearer();
     const { id, sseUrl, feed } = await startOverMcp(ada);
     feed.push({ step: 1 }, { step: 2 });
-    const live = await openSse(base + sseUrl, { headers: ada });
+    const live = await openSse(site.base + sseUrl, { headers: ada });
     expect([live.status, live.headers.get('content-type'), live.headers.get('x-stream-id')]).toEqual([200, 'text/event-stream; charset=utf-8', id]);
     await live.waitForEvents(2);
     expect(live.events).toEqual([
@@ -117,11 +114,11 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
     live.close();
     feed.push({ step: 3 });
     feed.end();
-    const resumed = await openSse(base + sseUrl, { headers: { ...ada, 'last-event-id': '2' } });
+    const resumed = await openSse(site.base + sseUrl, { headers: { ...ada, 'last-event-id': '2' } });
     await resumed.ended;
     expect(resumed.status).toBe(200);
     expect(resumed.raw).toBe('retry: 3000\n\nid: 3\nevent: chunk\ndata: {"step":3}\n\nid: 4\nevent: done\ndata: {}\n\nevent: end\ndata: {}\n\n');
-    const whole = await openSse(base + sseUrl, { headers: ada });
+    const whole = await openSse(site.base + sseUrl, { headers: ada });
     await whole.ended;
     expect(whole.events).toEqual([
       { id: '1', event: 'chunk', data: '{"step":1}' },
@@ -129,7 +126,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
       { id: '3', event: 'chunk', data: '{"step":3}' },
       { id: '4', event: 'done', data: '{}' },
     ]);
-    const past = await fetch(base + sseUrl, { headers: { ...ada, 'last-event-id': '4' } });
+    const past = await fetch(site.base + sseUrl, { headers: { ...ada, 'last-event-id': '4' } });
     expect(past.status).toBe(204);
   });
 
@@ -186,10 +183,10 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
 
     async function expectRefused(authorization: string, description: string) {
       for (const [path, method] of [[sseUrl, 'GET'], [`${sseUrl}/events`, 'GET'], [sseUrl, 'DELETE'], ['/rpc/streams', 'GET']] as const) {
-        const res = await fetch(base + path, { method, headers: { authorization } });
+        const res = await fetch(site.base + path, { method, headers: { authorization } });
         expect([res.status, res.headers.get('www-authenticate'), res.headers.get('content-type'), res.headers.get('cache-control'), await res.json()]).toEqual([
           401,
-          `Bearer error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl}"`,
+          `Bearer error="invalid_token", error_description="${description}", resource_metadata="${site.metadataUrl}"`,
           'application/json; charset=utf-8',
           'no-store',
           { error: { code: -32001, message: `Invalid access token: ${description}` } },
@@ -199,12 +196,12 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
 
     it('signed by another key', async () => {
       const { privateKey } = await generateKeyPair('RS256');
-      const forged = await new SignJWT({ sub: 'ada-5', scope: 'reports:read' }).setProtectedHeader({ alg: 'RS256' }).setIssuer(as.issuer).setAudience(resource).setExpirationTime('5m').sign(privateKey);
+      const forged = await new SignJWT({ sub: 'ada-5', scope: 'reports:read' }).setProtectedHeader({ alg: 'RS256' }).setIssuer(site.as.issuer).setAudience(site.resource).setExpirationTime('5m').sign(privateKey);
       await expectRefused(`Bearer ${forged}`, 'The access token signature is not valid');
     });
 
     it('alg: none', async () => {
-      const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ iss: as.issuer, aud: resource, sub: 'ada-5', scope: 'reports:read', exp: now() + 300 })}.`;
+      const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ iss: site.as.issuer, aud: site.resource, sub: 'ada-5', scope: 'reports:read', exp: now() + 300 })}.`;
       await expectRefused(`Bearer ${unsigned}`, 'The access token is signed with an algorithm that is not accepted');
     });
 
@@ -215,10 +212,10 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
     });
 
     it('HEAD of the attach: the same status and challenge, no body', async () => {
-      const res = await fetch(base + sseUrl, { method: 'HEAD', headers: { authorization: 'Bearer not-a-jwt' } });
+      const res = await fetch(site.base + sseUrl, { method: 'HEAD', headers: { authorization: 'Bearer not-a-jwt' } });
       expect([res.status, res.headers.get('www-authenticate'), await res.text()]).toEqual([
         401,
-        `Bearer error="invalid_token", error_description="The access token is malformed", resource_metadata="${metadataUrl}"`,
+        `Bearer error="invalid_token", error_description="The access token is malformed", resource_metadata="${site.metadataUrl}"`,
         '',
       ]);
     });
@@ -227,7 +224,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
   describe('an identity the app set itself (request.user from its middleware) wins over the token', () => {
     it('the app\'s caller starts over /rpc and attaches with its own identity, with or without a bearer token beside it', async () => {
       const carol = { 'x-user': 'carol' };
-      const started = await fetch(`${base}/rpc`, {
+      const started = await fetch(`${site.base}/rpc`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...carol },
         body: JSON.stringify({ jsonrpc: '2.0', method: 'jobs.feed', id: 1 }),
@@ -237,7 +234,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
       feed.push({ step: 1 });
       feed.end();
       for (const headers of [carol, { ...carol, ...(await bearer()) }, { ...carol, authorization: 'Bearer not-a-jwt' }]) {
-        const sse = await openSse(base + sseUrl, { headers });
+        const sse = await openSse(site.base + sseUrl, { headers });
         await sse.ended;
         expect([sse.status, sse.events.map((e) => e.event)]).toEqual([200, ['chunk', 'done']]);
       }
@@ -256,7 +253,7 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
 
   it('the issuer\'s keys out of reach: 503 -32603 with Retry-After and no challenge (the token may be fine)', async () => {
     const port = await freePort();
-    const unreachable = await NestFactory.create<INestApplication>(moduleFor(resource, as.issuer, `http://127.0.0.1:${await freePort()}/jwks`), testAdapter(), {
+    const unreachable = await NestFactory.create<INestApplication>(moduleFor(site.resource, site.as.issuer, `http://127.0.0.1:${await freePort()}/jwks`), testAdapter(), {
       logger: new CapturingLogger(),
     });
     await unreachable.listen(port, '127.0.0.1');
