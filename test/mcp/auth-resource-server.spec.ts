@@ -224,20 +224,41 @@ describe('bearer tokens through the built-in verifier (a real authorization serv
     const exchange = (url: string, authorization: string | undefined, user?: unknown) =>
       ({ raw: { url }, headers: authorization === undefined ? {} : { authorization }, request: user === undefined ? {} : { user } }) as unknown as RpcHttpExchange;
     const valid = `Bearer ${await token({ scope: 'reports:read' })}`;
-    for (const check of [(e: RpcHttpExchange) => server.admit(e), (e: RpcHttpExchange) => server.identify(e)]) {
-      const signedIn = exchange('/rpc/streams', valid);
-      expect(await check(signedIn)).toBeUndefined();
-      expect(signedIn.request).toMatchObject({ user: { id: 'ada', roles: ['reader'] } });
-      const theApps = exchange('/rpc/streams', 'Bearer abc.def.ghi', { id: 'carol' });
-      expect(await check(theApps)).toBeUndefined();
-      expect(theApps.request).toEqual({ user: { id: 'carol' } });
-      expect(await check(exchange('/rpc/streams', 'Bearer abc.def.ghi'))).toMatchObject({ status: 401, error: { message: 'Invalid access token: The access token is malformed' } });
-    }
+    const malformed = { status: 401, error: { message: 'Invalid access token: The access token is malformed' } };
+    // admit answers the refusal or nothing; identify also says whether the token named the caller.
+    const signedIn = exchange('/rpc/streams', valid);
+    expect(await server.admit(signedIn)).toBeUndefined();
+    expect(signedIn.request).toMatchObject({ user: { id: 'ada', roles: ['reader'] } });
+    const theApps = exchange('/rpc/streams', 'Bearer abc.def.ghi', { id: 'carol' });
+    expect(await server.admit(theApps)).toBeUndefined();
+    expect(theApps.request).toEqual({ user: { id: 'carol' } });
+    expect(await server.admit(exchange('/rpc/streams', 'Bearer abc.def.ghi'))).toMatchObject(malformed);
+
+    const identified = exchange('/rpc/streams', valid);
+    expect(await server.identify(identified)).toEqual({ kind: 'token' });
+    expect(identified.request).toMatchObject({ user: { id: 'ada', roles: ['reader'] } });
+    const theAppsToo = exchange('/rpc/streams', 'Bearer abc.def.ghi', { id: 'carol' });
+    expect(await server.identify(theAppsToo)).toEqual({ kind: 'app' });
+    expect(theAppsToo.request).toEqual({ user: { id: 'carol' } });
+    expect(await server.identify(exchange('/rpc/streams', undefined))).toEqual({ kind: 'app' });
+    expect(await server.identify(exchange('/rpc/streams', 'Bearer abc.def.ghi'))).toMatchObject({ kind: 'refused', refusal: malformed });
+
     const queryToken = await token({});
     expect(await server.admit(exchange(`/mcp?access_token=${queryToken}`, undefined))).toMatchObject({ status: 400 });
     const fromQuery = exchange(`/rpc/streams/x?access_token=${queryToken}`, undefined);
-    expect(await server.identify(fromQuery)).toBeUndefined();
+    expect(await server.identify(fromQuery)).toEqual({ kind: 'app' });
     expect(fromQuery.request).toEqual({});
+  });
+
+  it('insufficientScope: the 403 step-up challenge of a rule, the one challengeBefore sends an authenticated caller', () => {
+    const rule = new RpcAccessRule(['reader'], 'any', true);
+    const challenge = server.insufficientScope(rule);
+    expect(challenge).toEqual({
+      status: 403,
+      wwwAuthenticate: `Bearer error="insufficient_scope", resource_metadata="${server.metadataUrl}", scope="reports:read"`,
+      error: { code: -32001, message: 'Insufficient scope', data: { scope: 'reports:read' } },
+    });
+    expect(server.challengeBefore(rule, [], true)).toEqual(challenge);
   });
 
   it('keys that cannot be fetched leave the token undecided (unavailable), not refused', async () => {

@@ -5,8 +5,10 @@
  * and durable methods"; docs/durable.md, "Who may see what"). Over real HTTP, on both platforms:
  * attach with exact rows, resume with `Last-Event-ID`, the JSON page, the list, cancel; another
  * subject's token and no token find nothing (404); a forged, expired or foreign token is refused
- * as the MCP routes refuse it (401 `invalid_token` with the challenge); the issuer's keys out of
- * reach is 503; an identity the app set itself wins over the token.
+ * as the MCP routes refuse it (401 `invalid_token` with the challenge); the owner's token without
+ * the scope reads 403 with the MCP routes' `insufficient_scope` step-up challenge; the issuer's
+ * keys out of reach is 503; an identity the app set itself wins over the token (and its 403
+ * carries no challenge).
  */
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
@@ -38,8 +40,8 @@ class AgentJobs {
 
 /**
  * The app: durable streams in memory, MCP with the built-in verifier, and an identity of its own
- * (`x-user` becomes `request.user`, with the `reader` role) set before routing, as an app's
- * middleware or hook would.
+ * (`x-user` becomes `request.user`, with the roles of `x-roles`, comma separated, else `reader`)
+ * set before routing, as an app's middleware or hook would.
  */
 function moduleFor(resource: string, issuer: string, jwksUri: string) {
   @Module({
@@ -58,7 +60,8 @@ function moduleFor(resource: string, issuer: string, jwksUri: string) {
 function appIdentity(app: INestApplication): void {
   onEveryRequest(app, (request) => {
     const user = request.headers['x-user'];
-    if (typeof user === 'string') request.user = { id: user, roles: ['reader'] };
+    const roles = request.headers['x-roles'];
+    if (typeof user === 'string') request.user = { id: user, roles: typeof roles === 'string' ? roles.split(',').filter(Boolean) : ['reader'] };
   });
 }
 
@@ -160,13 +163,51 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
     feed.end();
   });
 
-  it('the method\'s roles are re-checked against the token\'s scopes: the owner\'s token without the scope reads 403', async () => {
-    const ada = await bearer({ sub: 'ada-4' });
-    const { sseUrl, feed } = await startOverMcp(ada);
-    feed.end();
-    expect(await getJson(sseUrl, await bearer({ sub: 'ada-4', scope: '' }))).toMatchObject({
-      status: 403,
-      body: { error: { code: -32001, message: 'One of the following roles is required: reader' } },
+  describe('the method\'s roles are re-checked against the token\'s scopes: the owner\'s token without the scope reads 403 with the step-up challenge', () => {
+    it('attach (GET and HEAD), events and cancel: 403 insufficient_scope naming the scope, as /mcp answers a tool with those roles', async () => {
+      const ada = await bearer({ sub: 'ada-4' });
+      const { sseUrl, feed } = await startOverMcp(ada);
+      feed.end();
+      const unscoped = await bearer({ sub: 'ada-4', scope: '' });
+      const challenge = `Bearer error="insufficient_scope", resource_metadata="${site.metadataUrl}", scope="reports:read"`;
+      const body = { error: { code: -32001, message: 'One of the following roles is required: reader' } };
+      for (const [path, method] of [[sseUrl, 'GET'], [`${sseUrl}/events`, 'GET'], [sseUrl, 'DELETE']] as const) {
+        const res = await fetch(site.base + path, { method, headers: unscoped });
+        expect([path, method, res.status, res.headers.get('www-authenticate'), res.headers.get('content-type'), await res.json()]).toEqual([
+          path,
+          method,
+          403,
+          challenge,
+          'application/json; charset=utf-8',
+          body,
+        ]);
+      }
+      const head = await fetch(site.base + sseUrl, { method: 'HEAD', headers: unscoped });
+      expect([head.status, head.headers.get('www-authenticate'), await head.text()]).toEqual([403, challenge, '']);
+      // The same token names the same scope on /mcp: the client asks for it once, for both.
+      const request = mcpRequest('2026', 'c', 'tools/call', { name: 'jobs.feed', arguments: {} });
+      request.headers = { ...request.headers, ...unscoped };
+      const onMcp = await postMcp(site.resource, request);
+      expect([onMcp.status, onMcp.headers.get('www-authenticate')]).toEqual([403, challenge]);
+      // Stepped up: the stream reads again.
+      expect((await getJson(`${sseUrl}/events`, await bearer({ sub: 'ada-4' }))).status).toBe(200);
+    });
+
+    it('the app\'s own caller without the role reads 403 with no challenge: no token named it, none would help', async () => {
+      const started = await fetch(`${site.base}/rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user': 'dave' },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'jobs.feed', id: 1 }),
+      });
+      const { stream_id: id, sse_url: sseUrl } = (await started.json()).result;
+      (await eventually(() => feeds.get(id))).end();
+      // A token beside the app's identity is not looked at, so it changes nothing either.
+      for (const headers of [{ 'x-user': 'dave', 'x-roles': '' }, { 'x-user': 'dave', 'x-roles': '', ...(await bearer({ sub: 'dave', scope: '' })) }]) {
+        for (const [path, method] of [[sseUrl, 'GET'], [`${sseUrl}/events`, 'GET'], [sseUrl, 'DELETE']] as const) {
+          const res = await fetch(site.base + path, { method, headers });
+          expect([res.status, res.headers.get('www-authenticate'), await res.json()]).toEqual([403, null, { error: { code: -32001, message: 'One of the following roles is required: reader' } }]);
+        }
+      }
     });
   });
 

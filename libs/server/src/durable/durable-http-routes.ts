@@ -81,13 +81,32 @@ export interface DurableCallerRefusal {
 }
 
 /**
+ * What a {@link DurableCallerIdentifier} answers about one request.
+ */
+export type DurableCallerIdentity =
+  /** Refused: `refusal` is the answer, sent instead of the route's. */
+  | { readonly kind: 'refused'; readonly refusal: DurableCallerRefusal }
+  /**
+   * The identifier's own credentials named the caller (it set `request.user`: a bearer token).
+   * A 403 because the caller's roles fall short of a stream's method carries
+   * `stepUp(method)` as `WWW-Authenticate` (RFC 6750 `insufficient_scope`: what to ask for), so
+   * the client can get a token that passes.
+   */
+  | { readonly kind: 'credentials'; readonly stepUp: (method: string) => string }
+  /** Nothing added: the request alone says who is calling (the app's own `request.user`, or anonymous). */
+  | { readonly kind: 'request' };
+
+/**
  * Identifies the caller of a durable route from what the app's own hooks left unsaid, before
  * ownership and roles are read from the request (`DurableStreamAccess.callerOf`): it may set
  * `request.user`, or refuse the request. Handed to the routes where the module is composed
  * (json-rpc-server.ts): with `mcp.auth.jwt`, the MCP routes' bearer verifier, so a durable tool's
  * `sse_url` reads with the token that started it. `durable/` knows nothing of where it comes from.
  */
-export type DurableCallerIdentifier = (exchange: RpcHttpExchange) => Promise<DurableCallerRefusal | undefined>;
+export type DurableCallerIdentifier = (exchange: RpcHttpExchange) => Promise<DurableCallerIdentity>;
+
+/** The identity of a request when no identifier is given: the request alone. */
+const BY_REQUEST: DurableCallerIdentity = Object.freeze({ kind: 'request' });
 
 /**
  * `GET <path>` (list), `GET <path>/:id` (SSE attach), `GET <path>/:id/events` (JSON page) and
@@ -130,9 +149,9 @@ export class DurableHttpRoutes {
       body: 'ignored',
       routes: [
         { method: 'GET', path: base, handle: this.serve((exchange) => this.list(exchange)) },
-        { method: 'GET', path: `${base}/:id`, handle: this.serve((exchange) => this.attach(exchange)) },
-        { method: 'GET', path: `${base}/:id/events`, handle: this.serve((exchange) => this.events(exchange)) },
-        { method: 'DELETE', path: `${base}/:id`, handle: this.serve((exchange) => this.cancel(exchange)) },
+        { method: 'GET', path: `${base}/:id`, handle: this.serve((exchange, identity) => this.attach(exchange, identity)) },
+        { method: 'GET', path: `${base}/:id/events`, handle: this.serve((exchange, identity) => this.events(exchange, identity)) },
+        { method: 'DELETE', path: `${base}/:id`, handle: this.serve((exchange, identity) => this.cancel(exchange, identity)) },
         // Other verbs on these resources: 405 with what they do serve.
         notAllowed(['POST', 'PUT', 'PATCH', 'DELETE'], base, 'GET'),
         notAllowed(['POST', 'PUT', 'PATCH'], `${base}/:id`, 'GET, DELETE'),
@@ -156,8 +175,8 @@ export class DurableHttpRoutes {
     this.writer.sendJson(exchange, 200, JSON.stringify(body));
   }
 
-  private async attach(exchange: RpcHttpExchange): Promise<void> {
-    const record = await this.accessibleRecord(exchange);
+  private async attach(exchange: RpcHttpExchange, identity: DurableCallerIdentity): Promise<void> {
+    const record = await this.accessibleRecord(exchange, identity);
     if (!record) return;
     const cursor = this.cursorOf(exchange);
     if (typeof cursor !== 'number') return this.sendError(exchange, 400, cursor.invalid);
@@ -176,8 +195,8 @@ export class DurableHttpRoutes {
     this.runner.subscribe(record.id, cursor, this.attachments.open(res));
   }
 
-  private async events(exchange: RpcHttpExchange): Promise<void> {
-    const record = await this.accessibleRecord(exchange);
+  private async events(exchange: RpcHttpExchange, identity: DurableCallerIdentity): Promise<void> {
+    const record = await this.accessibleRecord(exchange, identity);
     if (!record) return;
     const after = queryParam(exchange.query.after);
     const limit = queryParam(exchange.query.limit);
@@ -195,8 +214,8 @@ export class DurableHttpRoutes {
     this.writer.sendJson(exchange, 200, encodeDurableEventsPage(page));
   }
 
-  private async cancel(exchange: RpcHttpExchange): Promise<void> {
-    const record = await this.accessibleRecord(exchange);
+  private async cancel(exchange: RpcHttpExchange, identity: DurableCallerIdentity): Promise<void> {
+    const record = await this.accessibleRecord(exchange, identity);
     if (!record) return;
     const status = record.status === 'running' ? await this.runner.cancel(record.id) : record.status;
     if (status === 'missing') return this.sendError(exchange, 410, 'Stream expired: past retention');
@@ -204,13 +223,17 @@ export class DurableHttpRoutes {
     this.writer.sendJson(exchange, 200, JSON.stringify(answer));
   }
 
-  /** The stream the caller may see, or undefined once the refusal has been sent. */
-  private async accessibleRecord(exchange: RpcHttpExchange): Promise<DurableStreamRecord | undefined> {
+  /**
+   * The stream the caller may see, or undefined once the refusal has been sent. A 403 of a caller
+   * the identifier's credentials named carries its step-up challenge; one of the app's caller does not.
+   */
+  private async accessibleRecord(exchange: RpcHttpExchange, identity: DurableCallerIdentity): Promise<DurableStreamRecord | undefined> {
     const id = exchange.param('id') ?? '';
     if (!STREAM_ID.test(id)) return void this.sendError(exchange, 404, 'Stream not found');
     const access = await this.access.access(id, this.access.callerOf(exchange.request));
-    if (!access.ok) return void this.sendError(exchange, access.status, access.message);
-    return access.record;
+    if (access.ok) return access.record;
+    const challenge = access.status === 403 && identity.kind === 'credentials' ? { 'www-authenticate': identity.stepUp(access.method) } : undefined;
+    return void this.sendError(exchange, access.status, access.message, challenge);
   }
 
   /**
@@ -233,16 +256,23 @@ export class DurableHttpRoutes {
   /**
    * A route that reads the caller: identified first (a refusal is the answer, before any id or
    * store is looked at, as a bad token is refused whatever it asks for), then served unless the
-   * store is down. Without an identifier the handler is the route's own, unwrapped.
+   * store is down. Without an identifier the request alone says who is calling.
    */
-  private serve(handle: (exchange: RpcHttpExchange) => Promise<void>) {
+  private serve(handle: (exchange: RpcHttpExchange, identity: DurableCallerIdentity) => Promise<void>) {
+    return this.identified(this.unlessStoreDown(handle));
+  }
+
+  /**
+   * `handle` after the identifier (when there is one): its refusal is the answer instead, else
+   * `handle` learns what the identifier said of the caller.
+   */
+  private identified(handle: (exchange: RpcHttpExchange, identity: DurableCallerIdentity) => void | Promise<void>) {
     const identify = this.identifyCaller;
-    const served = this.unlessStoreDown(handle);
-    if (!identify) return served;
+    if (!identify) return (exchange: RpcHttpExchange) => handle(exchange, BY_REQUEST);
     return async (exchange: RpcHttpExchange): Promise<void> => {
-      const refusal = await identify(exchange);
-      if (refusal) return this.sendRefusal(exchange, refusal);
-      return served(exchange);
+      const identity = await identify(exchange);
+      if (identity.kind === 'refused') return this.sendRefusal(exchange, identity.refusal);
+      return handle(exchange, identity);
     };
   }
 
@@ -263,10 +293,10 @@ export class DurableHttpRoutes {
    * reached: worth retrying, after about as long as an EventSource waits anyway. Anything else
    * it throws goes on to the edge's `internal` refusal (500, logged).
    */
-  private unlessStoreDown(handle: (exchange: RpcHttpExchange) => Promise<void>) {
-    return async (exchange: RpcHttpExchange): Promise<void> => {
+  private unlessStoreDown(handle: (exchange: RpcHttpExchange, identity: DurableCallerIdentity) => Promise<void>) {
+    return async (exchange: RpcHttpExchange, identity: DurableCallerIdentity): Promise<void> => {
       try {
-        await handle(exchange);
+        await handle(exchange, identity);
       } catch (error) {
         if (!(error instanceof StreamStoreUnavailableError) || exchange.sent) throw error;
         exchange.noteRetryAfter(this.retryAfterSeconds);
@@ -275,7 +305,7 @@ export class DurableHttpRoutes {
     };
   }
 
-  private sendError(exchange: RpcHttpExchange, status: number, message: string): void {
-    this.writer.sendJson(exchange, status, refusalBody('error', { code: ERROR_CODE_OF_STATUS[status], message }));
+  private sendError(exchange: RpcHttpExchange, status: number, message: string, headers?: Record<string, string>): void {
+    this.writer.sendJson(exchange, status, refusalBody('error', { code: ERROR_CODE_OF_STATUS[status], message }), headers);
   }
 }

@@ -16,7 +16,9 @@ export interface DurableCaller {
 
 export type DurableAccess =
   | { ok: true; record: DurableStreamRecord }
-  | { ok: false; status: 404 | 410 | 403; message: string };
+  | { ok: false; status: 404 | 410; message: string }
+  /** The stream exists and is the caller's, but its method's roles rule refuses the caller's roles: `method` names that method. */
+  | { ok: false; status: 403; message: string; method: string };
 
 const LIST_LIMIT = 1000;
 
@@ -48,7 +50,7 @@ export class DurableStreamAccess {
     if (owner !== null && owner !== caller.owner) return { ok: false, status: 404, message: 'Stream not found' };
     if (found.found === 'expired' || this.expired(found.record, now)) return { ok: false, status: 410, message: 'Stream expired: past retention' };
     const denial = this.roleDenial(found.record.method, caller.roles);
-    if (denial) return { ok: false, status: 403, message: denial };
+    if (denial) return { ok: false, status: 403, message: denial, method: found.record.method };
     return { ok: true, record: found.record };
   }
 

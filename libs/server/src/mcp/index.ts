@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { DurableCallerIdentifier } from '../durable/durable-http-routes.js';
+import type { DurableCallerIdentifier, DurableCallerIdentity } from '../durable/durable-http-routes.js';
 import type { DurableStreamAccess } from '../durable/durable-stream-access.js';
 import type { DurableStreamRunner } from '../durable/durable-stream-runner.js';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
@@ -75,6 +75,24 @@ export async function mountMcpRoutes(edge: HttpEdge, c: McpMountContext): Promis
   const rest = options.mcp.rest ? ` (REST: GET ${options.mcp.path}/tools, POST ${options.mcp.path}/call)` : '';
   const extras = [tasks && 'tasks on durable streams', resourceServer && `OAuth resource ${auth!.resource} (metadata at ${resourceServer.metadataPaths.join(', ')})`].filter(Boolean);
   logger.log(`MCP on POST ${options.mcp.path}: ${catalog.size} tool(s)${rest}${extras.length ? `; ${extras.join('; ')}` : ''}`);
-  const durableCallers = resourceServer && auth!.jwt ? (exchange: RpcHttpExchange) => resourceServer.identify(exchange) : undefined;
+  const durableCallers = resourceServer && auth!.jwt ? durableCallerIdentifier(resourceServer, c.pipeline) : undefined;
   return { catalog, inFlight, durableCallers };
+}
+
+/**
+ * The durable routes' identifier under `mcp.auth.jwt`: the verifier's answer in their words. A
+ * caller the token named gets, on a 403 for a stream's method, the same `insufficient_scope`
+ * challenge a tool with that method's roles gets on `/mcp` (the scopes from `scopeRoles`).
+ */
+function durableCallerIdentifier(resourceServer: McpResourceServer, pipeline: RpcPipeline): DurableCallerIdentifier {
+  const byRequest: DurableCallerIdentity = Object.freeze({ kind: 'request' });
+  const byToken: DurableCallerIdentity = Object.freeze({
+    kind: 'credentials',
+    stepUp: (method: string) => resourceServer.insufficientScope(pipeline.accessRuleOf(method)).wwwAuthenticate,
+  });
+  return async (exchange: RpcHttpExchange): Promise<DurableCallerIdentity> => {
+    const found = await resourceServer.identify(exchange);
+    if (found.kind === 'refused') return { kind: 'refused', refusal: found.refusal };
+    return found.kind === 'token' ? byToken : byRequest;
+  };
 }

@@ -28,6 +28,18 @@ export type McpAuthentication =
 /** What `admit` refuses a request with: a challenge, or 503 when the issuer's keys cannot be fetched. */
 export type McpAdmissionRefusal = BearerChallenge | { readonly status: 503; readonly error: { code: number; message: string } };
 
+/**
+ * What `identify` found: a refusal to send; the token's caller (now `request.user`); or nothing
+ * to add (the app's own identity, no token, another scheme).
+ */
+export type McpIdentification =
+  | { readonly kind: 'refused'; readonly refusal: McpAdmissionRefusal }
+  | { readonly kind: 'token' }
+  | { readonly kind: 'app' };
+
+const BY_APP: McpIdentification = Object.freeze({ kind: 'app' });
+const BY_TOKEN: McpIdentification = Object.freeze({ kind: 'token' });
+
 /** How a call was refused by the app's code (a guard's exception, or -32001), when it was. */
 export type McpCallDenial = 'unauthorized' | 'forbidden';
 
@@ -109,7 +121,8 @@ export class McpResourceServer {
    */
   async admit(exchange: RpcHttpExchange): Promise<McpAdmissionRefusal | undefined> {
     const mark = exchange.raw.url?.indexOf('?') ?? -1;
-    return this.settle(exchange, mark < 0 ? undefined : exchange.raw.url!.slice(mark + 1));
+    const found = await this.settle(exchange, mark < 0 ? undefined : exchange.raw.url!.slice(mark + 1));
+    return found.kind === 'refused' ? found.refusal : undefined;
   }
 
   /**
@@ -118,26 +131,28 @@ export class McpResourceServer {
    * `jwt` is set). The same verifier and refusals, the same precedence of the app's identity, on
    * the `Authorization` header only: the query string of those routes is not MCP's (an app may
    * identify `EventSource` clients there itself), so `access_token` there is neither read nor refused.
+   * Says whether the token named the caller: those routes' 403 for missing roles then carries
+   * {@link insufficientScope}'s challenge, as `/mcp`'s does.
    */
-  identify(exchange: RpcHttpExchange): Promise<McpAdmissionRefusal | undefined> {
+  identify(exchange: RpcHttpExchange): Promise<McpIdentification> {
     return this.settle(exchange, undefined);
   }
 
-  private async settle(exchange: RpcHttpExchange, query: string | undefined): Promise<McpAdmissionRefusal | undefined> {
+  private async settle(exchange: RpcHttpExchange, query: string | undefined): Promise<McpIdentification> {
     const request = exchange.request as { user?: unknown };
     const identified = requestUser(request) !== undefined;
     const outcome = await this.authenticate({ authorization: identified ? undefined : exchange.headers.authorization, query });
     switch (outcome.kind) {
       case 'app':
-        return undefined;
+        return BY_APP;
       case 'user': {
         request.user = outcome.user;
-        return undefined;
+        return BY_TOKEN;
       }
       case 'refused':
-        return outcome.challenge;
+        return { kind: 'refused', refusal: outcome.challenge };
       case 'unavailable':
-        return { status: 503, error: { code: -32603, message: `Token verification unavailable: ${outcome.message}` } };
+        return { kind: 'refused', refusal: { status: 503, error: { code: -32603, message: `Token verification unavailable: ${outcome.message}` } } };
     }
   }
 
@@ -147,7 +162,16 @@ export class McpResourceServer {
    */
   challengeBefore(access: RpcAccessRule | undefined, roles: readonly string[], authenticated: boolean): BearerChallenge | undefined {
     if (!access || access.allows(roles)) return undefined;
-    return bearerChallenge(authenticated ? 'insufficient_scope' : 'unauthenticated', this.metadataUrl, this.scopeRoles.scopesFor(access));
+    return authenticated ? this.insufficientScope(access) : bearerChallenge('unauthenticated', this.metadataUrl, this.scopeRoles.scopesFor(access));
+  }
+
+  /**
+   * 403 `insufficient_scope` naming the scopes `access` needs (RFC 6750 §3.1): the step-up of an
+   * authenticated caller whose roles fall short — of a tool before its call, of a durable stream's
+   * method on the durable routes.
+   */
+  insufficientScope(access: RpcAccessRule | undefined): BearerChallenge {
+    return bearerChallenge('insufficient_scope', this.metadataUrl, this.scopeRoles.scopesFor(access));
   }
 
   /**
