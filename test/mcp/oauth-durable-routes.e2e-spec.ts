@@ -5,10 +5,10 @@
  * and durable methods"; docs/durable.md, "Who may see what"). Over real HTTP, on both platforms:
  * attach with exact rows, resume with `Last-Event-ID`, the JSON page, the list, cancel; another
  * subject's token and no token find nothing (404); a forged, expired or foreign token is refused
- * as the MCP routes refuse it (401 `invalid_token` with the challenge); the owner's token without
- * the scope reads 403 with the MCP routes' `insufficient_scope` step-up challenge; the issuer's
- * keys out of reach is 503; an identity the app set itself wins over the token (and its 403
- * carries no challenge).
+ * as the MCP routes refuse it (401 `invalid_token` with the challenge) on every path and verb under
+ * the prefix, the 405s and the catch-all 404 too; the owner's token without the scope reads 403
+ * with the MCP routes' `insufficient_scope` step-up challenge; the issuer's keys out of reach is
+ * 503; an identity the app set itself wins over the token (and its 403 carries no challenge).
  */
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
@@ -222,10 +222,26 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
       sseUrl = started.sseUrl;
     });
 
+    /** Every kind of route under the prefix: the four served, the three 405s, the catch-all 404 (deeper paths, other verbs). */
+    const everyRoute = () =>
+      [
+        [sseUrl, 'GET'],
+        [`${sseUrl}/events`, 'GET'],
+        [sseUrl, 'DELETE'],
+        ['/rpc/streams', 'GET'],
+        ['/rpc/streams', 'POST'],
+        [sseUrl, 'PUT'],
+        [`${sseUrl}/events`, 'DELETE'],
+        [`${sseUrl}/events/deeper`, 'GET'],
+        [`${sseUrl}/other`, 'PATCH'],
+      ] as const;
+
     async function expectRefused(authorization: string, description: string) {
-      for (const [path, method] of [[sseUrl, 'GET'], [`${sseUrl}/events`, 'GET'], [sseUrl, 'DELETE'], ['/rpc/streams', 'GET']] as const) {
+      for (const [path, method] of everyRoute()) {
         const res = await fetch(site.base + path, { method, headers: { authorization } });
-        expect([res.status, res.headers.get('www-authenticate'), res.headers.get('content-type'), res.headers.get('cache-control'), await res.json()]).toEqual([
+        expect([path, method, res.status, res.headers.get('www-authenticate'), res.headers.get('content-type'), res.headers.get('cache-control'), await res.json()]).toEqual([
+          path,
+          method,
           401,
           `Bearer error="invalid_token", error_description="${description}", resource_metadata="${site.metadataUrl}"`,
           'application/json; charset=utf-8',
@@ -260,6 +276,34 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
         '',
       ]);
     });
+
+    it('a valid token, or none, keeps the 405 (with Allow) and the catch-all 404 as they were', async () => {
+      const refused = { authorization: 'Bearer not-a-jwt' };
+      for (const headers of [await bearer({ sub: 'ada-5' }), {}]) {
+        for (const [path, method, allow, message] of [
+          ['/rpc/streams', 'POST', 'GET', 'use GET'],
+          [sseUrl, 'PUT', 'GET, DELETE', 'use GET or DELETE'],
+          [`${sseUrl}/events`, 'DELETE', 'GET', 'use GET'],
+        ] as const) {
+          const res = await fetch(site.base + path, { method, headers });
+          expect([path, method, res.status, res.headers.get('allow'), res.headers.get('www-authenticate'), await res.json()]).toEqual([
+            path,
+            method,
+            405,
+            allow,
+            null,
+            { error: { code: -32600, message: `Method not allowed: ${message}` } },
+          ]);
+        }
+        for (const [path, method] of [[`${sseUrl}/events/deeper`, 'GET'], [`${sseUrl}/other`, 'PATCH']] as const) {
+          const res = await fetch(site.base + path, { method, headers });
+          expect([path, method, res.status, res.headers.get('www-authenticate'), await res.json()]).toEqual([path, method, 404, null, notFound.body]);
+        }
+      }
+      // The app's identity beside a bad token: the app's caller, so the 405 stands.
+      const res = await fetch(`${site.base}/rpc/streams`, { method: 'POST', headers: { ...refused, 'x-user': 'carol' } });
+      expect([res.status, res.headers.get('allow')]).toEqual([405, 'GET']);
+    });
   });
 
   describe('an identity the app set itself (request.user from its middleware) wins over the token', () => {
@@ -292,20 +336,36 @@ describe('the durable routes under mcp.auth.jwt: an agent follows its handle wit
     });
   });
 
-  it('the issuer\'s keys out of reach: 503 -32603 with Retry-After and no challenge (the token may be fine)', async () => {
+  it('the issuer\'s keys out of reach: 503 -32603 with Retry-After and no challenge (the token may be fine), before a 404 or 405 too', async () => {
     const port = await freePort();
     const unreachable = await NestFactory.create<INestApplication>(moduleFor(site.resource, site.as.issuer, `http://127.0.0.1:${await freePort()}/jwks`), testAdapter(), {
       logger: new CapturingLogger(),
     });
     await unreachable.listen(port, '127.0.0.1');
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/rpc/streams/3afeeefd-8e17-4a2c-b493-c4a63e69ff0f`, { headers: await bearer() });
-      expect([res.status, res.headers.get('www-authenticate'), res.headers.get('retry-after'), await res.json()]).toEqual([
-        503,
-        null,
-        '3',
-        { error: { code: -32603, message: "Token verification unavailable: The authorization server's signing keys could not be fetched" } },
-      ]);
+      const bearerOf = await bearer();
+      // The attach, a 405 and the catch-all alike: the token cannot be judged, so neither 404 nor 405 is said.
+      for (const [path, method] of [
+        ['/rpc/streams/3afeeefd-8e17-4a2c-b493-c4a63e69ff0f', 'GET'],
+        ['/rpc/streams', 'POST'],
+        ['/rpc/streams/3afeeefd-8e17-4a2c-b493-c4a63e69ff0f/events', 'DELETE'],
+        ['/rpc/streams/3afeeefd-8e17-4a2c-b493-c4a63e69ff0f/deeper', 'GET'],
+      ] as const) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: bearerOf });
+        expect([path, method, res.status, res.headers.get('www-authenticate'), res.headers.get('retry-after'), res.headers.get('allow'), await res.json()]).toEqual([
+          path,
+          method,
+          503,
+          null,
+          '3',
+          null,
+          { error: { code: -32603, message: "Token verification unavailable: The authorization server's signing keys could not be fetched" } },
+        ]);
+      }
+      // No token: nothing to verify, so the keys do not matter: 405 and 404 as ever.
+      const post = await fetch(`http://127.0.0.1:${port}/rpc/streams`, { method: 'POST' });
+      expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET']);
+      expect((await fetch(`http://127.0.0.1:${port}/rpc/streams/x/y`)).status).toBe(404);
     } finally {
       await unreachable.close();
     }

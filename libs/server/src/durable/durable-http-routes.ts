@@ -101,7 +101,9 @@ export type DurableCallerIdentity =
  * ownership and roles are read from the request (`DurableStreamAccess.callerOf`): it may set
  * `request.user`, or refuse the request. Handed to the routes where the module is composed
  * (json-rpc-server.ts): with `mcp.auth.jwt`, the MCP routes' bearer verifier, so a durable tool's
- * `sse_url` reads with the token that started it. `durable/` knows nothing of where it comes from.
+ * `sse_url` reads with the token that started it. It runs on every route under the prefix, the
+ * 405s and the catch-all 404 too, so a bad token reads the same everywhere. `durable/` knows
+ * nothing of where it comes from.
  */
 export type DurableCallerIdentifier = (exchange: RpcHttpExchange) => Promise<DurableCallerIdentity>;
 
@@ -140,8 +142,11 @@ export class DurableHttpRoutes {
 
   routes(): HttpRouteGroup {
     const base = this.options.durable.path;
-    const notAllowed = (method: readonly ('POST' | 'PUT' | 'PATCH' | 'DELETE')[], path: string, allow: string) =>
-      methodNotAllowed(this.writer, 'streams', method, path, { allow });
+    // Identified first like every route here (a bad token reads 401 whatever the verb), then 405 with `Allow`.
+    const notAllowed = (method: readonly ('POST' | 'PUT' | 'PATCH' | 'DELETE')[], path: string, allow: string) => {
+      const route = methodNotAllowed(this.writer, 'streams', method, path, { allow });
+      return { ...route, handle: this.identified(route.handle) };
+    };
     return {
       name: 'Durable stream route',
       family: 'streams',
@@ -157,7 +162,7 @@ export class DurableHttpRoutes {
         notAllowed(['POST', 'PUT', 'PATCH'], `${base}/:id`, 'GET, DELETE'),
         notAllowed(['POST', 'PUT', 'PATCH', 'DELETE'], `${base}/:id/events`, 'GET'),
         // Ids too long for a route parameter, deeper paths, other verbs: the same JSON 404.
-        { method: '*', path: `${base}/*`, handle: (exchange) => this.sendError(exchange, 404, 'Stream not found') },
+        { method: '*', path: `${base}/*`, handle: this.identified((exchange) => this.sendError(exchange, 404, 'Stream not found')) },
       ],
       // Attached responses would keep `server.close()` waiting: end them (clients resume elsewhere).
       onClose: () => this.attachments.close(),
@@ -264,7 +269,9 @@ export class DurableHttpRoutes {
 
   /**
    * `handle` after the identifier (when there is one): its refusal is the answer instead, else
-   * `handle` learns what the identifier said of the caller.
+   * `handle` learns what the identifier said of the caller. Every route under the prefix goes
+   * through here — the 405s and the catch-all 404 too — so a forged token reads 401 (and a key
+   * outage 503) whatever the path and verb, and a 404/405 means the credentials passed.
    */
   private identified(handle: (exchange: RpcHttpExchange, identity: DurableCallerIdentity) => void | Promise<void>) {
     const identify = this.identifyCaller;
