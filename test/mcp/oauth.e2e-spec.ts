@@ -88,7 +88,17 @@ describe('MCP with OAuth 2.1 (mcp.auth, built-in JWT verifier)', () => {
       const preflight = await fetch(url, { method: 'OPTIONS', headers: { origin: 'http://inspector.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'mcp-protocol-version' } });
       expect([preflight.status, preflight.headers.get('access-control-allow-methods'), preflight.headers.get('access-control-allow-headers')]).toEqual([204, 'GET, HEAD, OPTIONS', 'mcp-protocol-version']);
       const post = await fetch(url, { method: 'POST' });
-      expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS']);
+      expect([post.status, post.headers.get('allow'), await post.json()]).toEqual([405, 'GET, HEAD, OPTIONS', { error: { code: -32600, message: 'Method not allowed: use GET, HEAD or OPTIONS' } }]);
+    });
+
+    it('answer a path they do not describe with the JSON 404 of the module\'s REST routes', async () => {
+      const res = await fetch(`${base}/.well-known/oauth-protected-resource/elsewhere`);
+      expect([res.status, res.headers.get('content-type'), res.headers.get('cache-control'), await res.json()]).toEqual([
+        404,
+        'application/json; charset=utf-8',
+        'no-store',
+        { error: { code: -32002, message: 'No protected resource is described at this path' } },
+      ]);
     });
   });
 

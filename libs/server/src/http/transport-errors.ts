@@ -67,6 +67,11 @@ const cell = (status: number, shape: RefusalShape, code: number, message: Catalo
 const tooLarge = (l: RefusalLimits) => RpcRequestTooLargeException.forLimit(l.maxRequestSize).message;
 const late = (l: RefusalLimits) => `Invalid Request: the body did not arrive within ${l.bodyTimeoutMs} ms`;
 const refusedHost = (_l: RefusalLimits, d: TransportErrorDetail) => d.message ?? 'Forbidden';
+/** An `Allow` list as words: `GET` -> `GET`, `GET, DELETE` -> `GET or DELETE`, `GET, HEAD, OPTIONS` -> `GET, HEAD or OPTIONS`. */
+function oneOf(allow: string | undefined): string {
+  const verbs = (allow ?? '').split(', ');
+  return verbs.length < 2 ? verbs.join('') : `${verbs.slice(0, -1).join(', ')} or ${verbs[verbs.length - 1]}`;
+}
 const JSON_ONLY = `Content-Type must be ${JSON_RPC_REQUEST_MEDIA_TYPES[0]}`;
 const CODINGS_ONLY = `Content-Encoding must be ${INFLATED_CODINGS.replace(/, (?=[^,]*$)/, ' or ')} (or none)`;
 const NOT_INFLATED = 'Parse error: the request body could not be inflated as its Content-Encoding says';
@@ -117,8 +122,8 @@ const CATALOGUE: { readonly [K in TransportErrorKind]: { readonly [F in RouteFam
   },
   methodNotAllowed: {
     rpc: cell(405, 'envelope', InvalidRequest, (_l, d) => `Invalid Request: ${d.hint ?? `use ${d.allow}`}`),
-    streams: cell(405, 'error', InvalidRequest, (_l, d) => `Method not allowed: use ${(d.allow ?? '').replace(', ', ' or ')}`),
-    tools: cell(405, 'tool', InvalidRequest, (_l, d) => `Method not allowed: use ${(d.allow ?? '').replace(', ', ' or ')}`),
+    streams: cell(405, 'error', InvalidRequest, (_l, d) => `Method not allowed: use ${oneOf(d.allow)}`),
+    tools: cell(405, 'tool', InvalidRequest, (_l, d) => `Method not allowed: use ${oneOf(d.allow)}`),
   },
   hostRefused: {
     rpc: cell(403, 'envelope', HOST_REFUSED_CODE, refusedHost),

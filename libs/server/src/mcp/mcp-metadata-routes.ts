@@ -1,6 +1,8 @@
+import { RpcErrorCode } from '@nest-jsonrpc/protocol';
 import type { RpcHttpExchange } from '../context/rpc-context.js';
 import type { HttpRouteGroup } from '../http/http-edge.js';
 import type { RpcReplyWriter } from '../http/rpc-reply-writer.js';
+import { refusalBody } from '../http/transport-errors.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN } from './auth/protected-resource-metadata.js';
 import type { McpResourceServer } from './auth/mcp-resource-server.js';
 
@@ -50,6 +52,7 @@ export class McpMetadataRoutes {
   }
 
   protected handleUnknown(exchange: RpcHttpExchange): void {
-    this.writer.sendBody(exchange, 404, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, JSON.stringify({ error: { code: 404, message: 'No protected resource is described at this path' } }));
+    // The durable routes' 404 shape and code (-32002), as every JSON refusal of the module's REST paths.
+    this.writer.sendJson(exchange, 404, refusalBody('error', { code: RpcErrorCode.NotFound, message: 'No protected resource is described at this path' }));
   }
 }
