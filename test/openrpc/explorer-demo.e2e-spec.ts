@@ -312,6 +312,11 @@ describeWithChromium('the explorer walkthrough on the demo')('the explorer on th
       await expectInputsInside(page);
       await page.click('#open-streams');
       await page.waitForSelector('#attach-id');
+      // Not signed in: the list is empty because the server lists nothing to an anonymous caller.
+      await page.waitForSelector('#streams-empty');
+      expect(await text(page, '#streams-empty')).toBe(
+        "Only an identified caller's streams are listed: sign in (or send a header that identifies you) to list yours. A stream started anonymously is attached by its id below.",
+      );
       await expectInputsInside(page);
       await open(page, 'auth.login');
       await expectInputsInside(page);

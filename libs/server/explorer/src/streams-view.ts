@@ -68,15 +68,23 @@ export class StreamsView {
     try {
       const streams = await clientFor(this.ctx).list({ status: this.status.value || undefined, headers: headers.headers });
       this.listOutcome.clear();
-      this.renderList(streams);
+      // No header at all: the page identifies nobody (a cookie could still; the hint says "or").
+      this.renderList(streams, headers.pairs.length === 0);
     } catch (error) {
       this.listOutcome.failure(error);
     }
   }
 
-  private renderList(streams: DurableStreamSummary[]): void {
+  private renderList(streams: DurableStreamSummary[], anonymous: boolean): void {
     if (streams.length === 0) {
-      this.list.append(h('p', { id: 'streams-empty', class: 'muted' }, this.status.value ? `No ${this.status.value} streams.` : 'No streams yet: start a durable method.'));
+      // The server lists nothing to an anonymous caller (docs/durable.md): "none yet" would be wrong
+      // right after starting one without credentials.
+      const empty = anonymous
+        ? 'Only an identified caller\'s streams are listed: sign in (or send a header that identifies you) to list yours. A stream started anonymously is attached by its id below.'
+        : this.status.value
+          ? `No ${this.status.value} streams.`
+          : 'No streams yet: start a durable method.';
+      this.list.append(h('p', { id: 'streams-empty', class: 'muted' }, empty));
       return;
     }
     const newest = [...streams].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
