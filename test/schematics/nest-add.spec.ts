@@ -152,6 +152,32 @@ describe('nest-add --platform fastify on the app `nest new` writes (@nestjs/cli 
     );
   });
 
+  it('switches the specs `nest g rpc` wrote while the app was on Express, types, import and all', async () => {
+    const onExpress = (await run(runner, 'nest-add', {}, appTree())).tree;
+    const generated = (await run(runner, 'rpc', { flat: false, spec: true, specFileSuffix: 'spec', skipImport: false, name: 'hello', sourceRoot: 'src' }, onExpress)).tree;
+    const before = generated.readText('src/hello/hello.rpc.spec.ts');
+    const { tree, logs } = await run(runner, 'nest-add', FASTIFY, generated);
+    expect(tree.readText('src/hello/hello.rpc.spec.ts')).toBe(
+      before
+        .replace("import type { NestExpressApplication } from '@nestjs/platform-express';\n", '')
+        .replace(
+          "import { afterAll, beforeAll, describe, expect, it } from 'vitest';\n",
+          "import { afterAll, beforeAll, describe, expect, it } from 'vitest';\nimport { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';\n",
+        )
+        .replace('let app: NestExpressApplication;', 'let app: NestFastifyApplication;')
+        // createRpcTestClient listens, so Fastify is ready: no ready() line is added.
+        .replace('createNestApplication<NestExpressApplication>({', 'createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {'),
+    );
+    expect(logs[0].split('\n')).toContain('  - src/hello/hello.rpc.spec.ts: createNestApplication() now gets a FastifyAdapter');
+  });
+
+  it('leaves a testing app given an adapter it cannot read as it is, and says so', async () => {
+    const spec = "import { Test } from '@nestjs/testing';\n\nit('boots', async () => {\n  const moduleRef = await Test.createTestingModule({}).compile();\n  const app = moduleRef.createNestApplication(adapter);\n  await app.init();\n});\n";
+    const { tree, logs } = await run(runner, 'nest-add', FASTIFY, appTree({ 'test/custom.e2e-spec.ts': spec }));
+    expect(tree.readText('test/custom.e2e-spec.ts')).toBe(spec);
+    expect(logs).toContain("warn: Note: test/custom.e2e-spec.ts line 5: createNestApplication() is given an adapter this schematic cannot tell apart from Express's: give it `new FastifyAdapter()` by hand.");
+  });
+
   it('leaves tsconfig.json and the other files alone (decorator metadata and ESM are on already)', async () => {
     const before = snapshot(appTree());
     const { tree } = await run(runner, 'nest-add', FASTIFY, appTree());

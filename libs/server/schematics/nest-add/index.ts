@@ -209,11 +209,14 @@ function switchTestingApps(tree: Tree, project: NestProject, writes: PendingWrit
   const specs = [...new Set([...typeScriptFilesUnder(tree, project.sourceRoot), ...typeScriptFilesUnder(tree, 'test')])].filter((p) => /spec\.ts$/.test(p));
   for (const path of specs) {
     const text = writes.read(path)!;
-    if (!text.includes('createNestApplication(')) continue;
+    if (!text.includes('createNestApplication')) continue;
     const result = switchTestingAppsToFastify(path, text);
+    for (const line of result.leftAlone) {
+      report.note(`${path} line ${line}: createNestApplication() is given an adapter this schematic cannot tell apart from Express's: give it \`new FastifyAdapter()\` by hand.`);
+    }
     if (result.switched === 0) continue;
     writes.write(path, result.text);
-    report.changed(path, 'createNestApplication() now gets a FastifyAdapter, and the test waits for Fastify to be ready after init()');
+    report.changed(path, `createNestApplication() now gets a FastifyAdapter${result.readied ? ', and the test waits for Fastify to be ready after init()' : ''}`);
     for (const line of result.withoutReady) {
       report.note(`${path} line ${line}: after \`await app.init()\` add \`await app.getHttpAdapter().getInstance().ready()\` (supertest needs Fastify ready).`);
     }

@@ -1,21 +1,31 @@
 import * as ts from 'typescript';
-import { ensureNamedImport } from './imports';
+import { ensureNamedImport, removeImportDeclaration } from './imports';
 import { applyEdits, findAll, indentationAt, lineOf, parseTypeScript, type TextEdit } from './source-text';
 
 export interface TestingAppSwitch {
   readonly text: string;
-  /** How many `createNestApplication()` calls now pass a FastifyAdapter. */
+  /** How many `createNestApplication(...)` calls now pass a FastifyAdapter. */
   readonly switched: number;
+  /** Whether a `ready()` line was added after an `init()`. */
+  readonly readied: boolean;
   /** Calls whose `init()` was not found, so `ready()` could not be added after it. */
   readonly withoutReady: readonly number[];
+  /** Calls given something this schematic cannot tell apart from an Express adapter: left as they are. */
+  readonly leftAlone: readonly number[];
 }
 
+const EXPRESS_APP_TYPE = 'NestExpressApplication';
+
 /**
- * Test files build their app with `moduleRef.createNestApplication()`, which picks Express when no
- * adapter is given; JsonRpcModule refuses Express. Each such call gets `new FastifyAdapter()`, and
- * after the `await app.init()` that follows it, `await app.getHttpAdapter().getInstance().ready()`:
+ * Test files build their app with `moduleRef.createNestApplication()` or
+ * `createNestApplication<NestExpressApplication>({ logger: false })` (the specs `nest g rpc` writes
+ * for an Express app), which run on Express when no adapter is given: after `--platform fastify`
+ * they would test a platform the app no longer serves. Each such call gets `new FastifyAdapter()`
+ * before its options, `NestExpressApplication` becomes `NestFastifyApplication` in the file, and
+ * after the `await app.init()` that follows the call, `await app.getHttpAdapter().getInstance().ready()`:
  * supertest sends requests without calling `listen()`, and Fastify answers nothing until its
- * plugins are ready (Nest's documented recipe for testing on Fastify).
+ * plugins are ready (Nest's documented recipe for testing on Fastify). An app handed to
+ * `createRpcTestClient` needs no such line: it listens first.
  */
 export function switchTestingAppsToFastify(path: string, text: string): TestingAppSwitch {
   const sourceFile = parseTypeScript(path, text);
@@ -23,31 +33,68 @@ export function switchTestingAppsToFastify(path: string, text: string): TestingA
     ts.isCallExpression(node) &&
     ts.isPropertyAccessExpression(node.expression) &&
     node.expression.name.text === 'createNestApplication' &&
-    node.arguments.length === 0,
+    !isFastifyAdapter(node.arguments[0]),
   );
-  if (calls.length === 0) return { text, switched: 0, withoutReady: [] };
-
   const edits: TextEdit[] = [];
   const withoutReady: number[] = [];
+  const leftAlone: number[] = [];
+  let switched = 0;
+  let readied = false;
   for (const call of calls) {
-    edits.push({ start: call.arguments.pos, end: call.arguments.pos, text: 'new FastifyAdapter()' });
+    const first = call.arguments[0];
+    if (first === undefined) edits.push({ start: call.arguments.pos, end: call.arguments.pos, text: 'new FastifyAdapter()' });
+    else if (ts.isObjectLiteralExpression(first)) edits.push({ start: first.getStart(sourceFile), end: first.getStart(sourceFile), text: 'new FastifyAdapter(), ' });
+    else {
+      leftAlone.push(lineOf(call));
+      continue;
+    }
+    switched++;
     const init = initStatementAfter(call);
     if (!init) {
       withoutReady.push(lineOf(call));
       continue;
     }
+    if (init.readies) continue;
     const { statement, app } = init;
     const ready = `await ${app}.getHttpAdapter().getInstance().ready();`;
     const next = nextStatement(statement);
     if (next?.getText(sourceFile) === ready) continue;
     edits.push({ start: statement.getEnd(), end: statement.getEnd(), text: `\n${indentationAt(text, statement.getStart(sourceFile))}${ready}` });
+    readied = true;
   }
-  const updated = ensureNamedImport(path, applyEdits(text, edits), { name: 'FastifyAdapter', from: '@nestjs/platform-fastify' });
-  return { text: updated, switched: calls.length, withoutReady };
+  if (switched === 0) return { text, switched: 0, readied, withoutReady: [], leftAlone };
+
+  const expressTypes = findAll(sourceFile, (node): node is ts.TypeReferenceNode => ts.isTypeReferenceNode(node) && node.typeName.getText(sourceFile) === EXPRESS_APP_TYPE);
+  for (const reference of expressTypes) edits.push({ start: reference.getStart(sourceFile), end: reference.getEnd(), text: 'NestFastifyApplication' });
+  let updated = applyEdits(text, edits);
+  if (expressTypes.length > 0) {
+    // `import type { NestExpressApplication } from '@nestjs/platform-express'` goes when that was all it imported.
+    const expressImport = parseTypeScript(path, updated).statements.find(
+      (s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@nestjs/platform-express' && importsOnly(s, EXPRESS_APP_TYPE),
+    );
+    if (expressImport) updated = removeImportDeclaration(updated, expressImport);
+  }
+  updated = ensureNamedImport(path, updated, { name: 'FastifyAdapter', from: '@nestjs/platform-fastify' });
+  if (expressTypes.length > 0) updated = ensureNamedImport(path, updated, { name: 'NestFastifyApplication', from: '@nestjs/platform-fastify', typeOnly: true });
+  return { text: updated, switched, readied, withoutReady, leftAlone };
 }
 
-/** The `await <app>.init();` statement that follows the statement storing the app, in the same block. */
-function initStatementAfter(call: ts.CallExpression): { statement: ts.Statement; app: string } | undefined {
+function isFastifyAdapter(argument: ts.Expression | undefined): boolean {
+  return argument !== undefined && ts.isNewExpression(argument) && ts.isIdentifier(argument.expression) && argument.expression.text === 'FastifyAdapter';
+}
+
+function importsOnly(declaration: ts.ImportDeclaration, name: string): boolean {
+  const clause = declaration.importClause;
+  const bindings = clause?.namedBindings;
+  return !clause?.name && bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length === 1 && bindings.elements[0].name.text === name;
+}
+
+/**
+ * The `await <app>.init();` statement that follows the statement storing the app, in the same
+ * block — or the statement handing the app to `createRpcTestClient(<app>)` (`readies`: it listens,
+ * so Fastify is ready), whichever comes first.
+ */
+function initStatementAfter(call: ts.CallExpression): { statement: ts.Statement; app: string; readies?: true } | undefined {
   let node: ts.Node = call;
   while (!ts.isExpressionStatement(node) && !ts.isVariableStatement(node)) {
     if (!node.parent || ts.isBlock(node) || ts.isSourceFile(node)) return undefined;
@@ -59,6 +106,7 @@ function initStatementAfter(call: ts.CallExpression): { statement: ts.Statement;
   if (!app || !(ts.isBlock(block) || ts.isSourceFile(block))) return undefined;
   const statements = block.statements as ts.NodeArray<ts.Statement>;
   for (const statement of statements.slice(statements.indexOf(storing) + 1)) {
+    if (handsToTestClient(statement, app)) return { statement, app, readies: true };
     if (!ts.isExpressionStatement(statement) || !ts.isAwaitExpression(statement.expression)) continue;
     const awaited = statement.expression.expression;
     if (
@@ -71,6 +119,13 @@ function initStatementAfter(call: ts.CallExpression): { statement: ts.Statement;
     }
   }
   return undefined;
+}
+
+/** Whether `statement` calls `createRpcTestClient(<app>)` (from `@nest-jsonrpc/server/testing`). */
+function handsToTestClient(statement: ts.Statement, app: string): boolean {
+  return findAll(statement, (node): node is ts.CallExpression =>
+    ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'createRpcTestClient' && node.arguments[0]?.getText() === app,
+  ).length > 0;
 }
 
 function storedIn(statement: ts.Statement): string | undefined {
