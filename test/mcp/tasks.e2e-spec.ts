@@ -37,8 +37,8 @@ describe('MCP tasks on durable streams', () => {
   });
 
   /** An MCP request as `user`, with the Tasks extension declared (2026) unless said otherwise. */
-  const send = (era: Era, method: string, params: Record<string, unknown>, user: Record<string, string> = ada, declare = true) => {
-    const request = mcpRequest(era, `${method}-${Math.random()}`, method, params, era === '2026' && declare ? withTasks : {});
+  const send = (era: Era, method: string, params: Record<string, unknown>, user: Record<string, string> = ada, declare = true, meta?: Record<string, unknown>) => {
+    const request = mcpRequest(era, `${method}-${Math.random()}`, method, params, { ...(era === '2026' && declare && withTasks), meta });
     request.headers = { ...request.headers, ...user };
     return postMcp(url, request);
   };
@@ -182,6 +182,32 @@ describe('MCP tasks on durable streams', () => {
       expect((await send('2026', 'tasks/get', { taskId: mine.taskId })).body.result.taskId).toBe(mine.taskId);
     });
 
+    it('a progress token changes nothing: the call creates its task (JSON, at once), and tasks/get and tasks/cancel answer as without one', async () => {
+      const created = await send('2026', 'tools/call', { name: 'jobs.report', arguments: { steps: 2 } }, ada, true, { progressToken: 'pt-2026' });
+      expect([created.status, created.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+      expect(created.body.result).toEqual({
+        resultType: 'task',
+        taskId: expect.any(String),
+        status: 'working',
+        createdAt: expect.stringMatching(ISO),
+        lastUpdatedAt: created.body.result.createdAt,
+        ttlMs: expect.any(Number),
+        pollIntervalMs: 50,
+        _meta: SERVER_INFO,
+      });
+      const { taskId } = created.body.result;
+      await poll('2026', taskId, (task) => task.statusMessage === 'step 1 of 2');
+      const plain = await send('2026', 'tasks/get', { taskId });
+      const withToken = await send('2026', 'tasks/get', { taskId }, ada, true, { progressToken: 7 });
+      // ttlMs counts from now while the task works: the one field that moves between two polls.
+      expect([withToken.status, withToken.body.result]).toEqual([200, { ...plain.body.result, ttlMs: expect.any(Number) }]);
+      expect(withToken.body.result).toMatchObject({ status: 'working', statusMessage: 'step 1 of 2' });
+      const cancelled = await send('2026', 'tasks/cancel', { taskId }, ada, true, { progressToken: 'pt-cancel' });
+      expect([cancelled.status, cancelled.body.result]).toEqual([200, { resultType: 'complete', _meta: SERVER_INFO }]);
+      // Without the extension, the tasks methods are refused alike.
+      expect((await send('2026', 'tasks/get', { taskId }, ada, false, { progressToken: 8 })).status).toBe(400);
+    });
+
     it('tasks/result and tasks/list are not 2026 methods: the SDK answers 404, -32601', async () => {
       for (const method of ['tasks/result', 'tasks/list']) {
         const { status, body } = await send('2026', method, method === 'tasks/result' ? { taskId: 'x' } : {});
@@ -218,6 +244,26 @@ describe('MCP tasks on durable streams', () => {
       const result = await waiting;
       expect(result.body.result).toEqual({ content: [{ type: 'text', text: '"part 0 part 1 "' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } });
       expect((await send('2025', 'tasks/get', { taskId: task.taskId })).body.result.status).toBe('completed');
+    });
+
+    it('with a progress token too: tools/call with task creates it (JSON, at once); tasks/get and tasks/result answer as without one', async () => {
+      const created = await send('2025', 'tools/call', { name: 'jobs.report', arguments: { steps: 2 }, task: {} }, ada, true, { progressToken: 'pt-2025' });
+      expect([created.status, created.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+      expect(created.body.result).toEqual({
+        task: { taskId: expect.any(String), status: 'working', createdAt: expect.stringMatching(ISO), lastUpdatedAt: expect.stringMatching(ISO), ttl: expect.any(Number), pollInterval: 50 },
+      });
+      const { taskId } = created.body.result.task;
+      await poll('2025', taskId, (task) => task.statusMessage === 'step 1 of 2');
+      const plain = await send('2025', 'tasks/get', { taskId });
+      const withToken = await send('2025', 'tasks/get', { taskId }, ada, true, { progressToken: 'pt-get' });
+      expect([withToken.status, withToken.body.result]).toEqual([200, { ...plain.body.result, ttl: expect.any(Number) }]);
+      const waiting = send('2025', 'tasks/result', { taskId }, ada, true, { progressToken: 'pt-result' });
+      gates.report.open();
+      const result = await waiting;
+      expect([result.status, result.body.result]).toEqual([200, { content: [{ type: 'text', text: '"part 0 part 1 "' }], _meta: { 'io.modelcontextprotocol/related-task': { taskId } } }]);
+      expect(await send('2025', 'tasks/result', { taskId }, ada, true, { progressToken: 9 })).toMatchObject({ body: { result: result.body.result } });
+      // The task rules answer the same with a token: -32601 for a task on a tool that cannot be one.
+      expect((await send('2025', 'tools/call', { name: 'jobs.quick', task: {} }, ada, true, { progressToken: 'pt-quick' })).body.error).toEqual({ code: -32601, message: 'Tool jobs.quick does not support task-augmented execution' });
     });
 
     it('notifications/cancelled never touches a task: naming its tools/call does nothing; naming a waiting tasks/result ends only that wait', async () => {
@@ -274,6 +320,25 @@ describe('MCP tasks on durable streams', () => {
       const seen: string[] = [];
       let result: any;
       for await (const message of client.experimental.tasks.callToolStream({ name: 'jobs.report', arguments: { steps: 3 } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+        seen.push(message.type);
+        if (message.type === 'result') result = message.result;
+        if (message.type === 'error') throw message.error;
+      }
+      expect(seen[0]).toBe('taskCreated');
+      expect(seen.at(-1)).toBe('result');
+      expect(result.content).toEqual([{ type: 'text', text: '"part 0 part 1 part 2 "' }]);
+      await client.close();
+    });
+
+    it('the SDK 1.x client runs a tool as a task with onprogress too: the task is created and ends with the tool\'s result', async () => {
+      const client = new ClientV1({ name: 'v1', version: '1.0.0' });
+      await client.connect(new TransportV1(new URL(url), { requestInit: { headers: ada } }));
+      await client.listTools();
+      gates.report.open();
+      const seen: string[] = [];
+      let result: any;
+      const stream = client.experimental.tasks.callToolStream({ name: 'jobs.report', arguments: { steps: 3 } }, CallToolResultSchema, { task: { ttl: 60_000 }, onprogress: () => undefined });
+      for await (const message of stream) {
         seen.push(message.type);
         if (message.type === 'result') result = message.result;
         if (message.type === 'error') throw message.error;

@@ -86,9 +86,10 @@ const ENCODED_NAME = '=?base64?';
  * The SDK still decides everything it owns: `accept` takes a request only when it can prove the
  * SDK would serve it untouched — the request shape the SDK's schema holds requests to, every
  * standard header present and equal to the body, a 2026 envelope the SDK's own classifier
- * accepted, a JSON content type, well-formed params, no progress token (progress streams as SSE
- * through the SDK). Anything else — `initialize`, `server/discover`, notifications, batches,
- * progress, malformed or mismatched input — goes to the SDK, which owns those answers. Results are stamped as the SDK's 2026 codec stamps them
+ * accepted, a JSON content type, well-formed params, no progress token unless the answer comes at
+ * once (the tasks methods, a `tools/call` that creates a task: a progress token must not cost a
+ * task its creation). Anything else — `initialize`, `server/discover`, notifications, batches,
+ * direct calls with progress (answered as SSE), malformed or mismatched input — goes to the SDK, which owns those answers. Results are stamped as the SDK's 2026 codec stamps them
  * (`resultType`, `_meta` server identity, `ttlMs`/`cacheScope` on `tools/list`).
  * `test/mcp/native-methods.e2e-spec.ts` sends each kind of request down both paths and requires
  * the same answers.
@@ -117,11 +118,12 @@ export class McpNativeMethods {
    *
    * What the SDK's `classifyInboundRequest` checks is checked here positively, cheaply: the
    * JSON-RPC request shape its schema holds requests to (no other top-level member, an integer or
-   * string id, params an object, `_meta` without a progress token or a related task), and for the
+   * string id, params an object, `_meta` without a related task and any progress token a string
+   * or an integer — a token only on a request answered at once, `answersAtOnce`), and for the
    * 2025 era that nothing claims the 2026 one — which is all its legacy verdict rests on. What is
    * costly to re-check, a 2026-07-28 `_meta` envelope, is left to the SDK itself: the first time
    * an envelope is seen the request goes through its classifier, and an envelope it accepted is
-   * remembered (a client sends the same one with every request), bounded.
+   * remembered (a client sends the same one with every request; its progress token aside), bounded.
    */
   accept(request: McpInboundRequest): McpNativeCall | undefined {
     const body = request.body;
@@ -131,7 +133,9 @@ export class McpNativeMethods {
     if (jsonrpc !== '2.0' || typeof method !== 'string' || !(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
     if (!isPlainObject(params)) return undefined;
     const meta = params._meta;
-    if (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined || Object.hasOwn(meta, RELATED_TASK_META_KEY))) return undefined;
+    if (meta !== undefined && (!isPlainObject(meta) || Object.hasOwn(meta, RELATED_TASK_META_KEY))) return undefined;
+    const token = meta?.progressToken;
+    if (token !== undefined && !(typeof token === 'string' || Number.isSafeInteger(token))) return undefined;
     const headers = request.headers;
     if (!isJsonContentType(singleValue(headers['content-type']))) return undefined;
     const modern = meta !== undefined && Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY);
@@ -148,18 +152,36 @@ export class McpNativeMethods {
       if (!this.envelopeAccepted(meta as Record<string, unknown>, request, version)) return undefined;
       const capabilities = (meta as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY];
       const extensions = isPlainObject(capabilities) ? capabilities.extensions : undefined;
-      return { era, id: id as RpcId, method, params, declaresTasks: isPlainObject(extensions) && extensions[TASKS_EXTENSION] !== undefined };
+      const call = { era, id: id as RpcId, method, params, declaresTasks: isPlainObject(extensions) && extensions[TASKS_EXTENSION] !== undefined };
+      return token === undefined || this.answersAtOnce(call) ? call : undefined;
     }
     // The 2025 era: what the SDK's stateless transport accepts untouched (it answers 406 otherwise).
     const accept = singleValue(headers.accept);
     if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-    return { era, id: id as RpcId, method, params, declaresTasks: false };
+    const call = { era, id: id as RpcId, method, params, declaresTasks: false };
+    return token === undefined || this.answersAtOnce(call) ? call : undefined;
+  }
+
+  /**
+   * Whether a request carrying a progress token is still this path's: one whose answer comes at
+   * once, with no progress to stream — a tasks method, or a `tools/call` that creates a task (or
+   * is refused one: the task rules answer the same with or without a token). A progress token
+   * changes nothing about a task: the task is created and answered at once, and its progress is
+   * read with `tasks/get` (`statusMessage`). Only a direct call with progress goes to the SDK,
+   * whose answer streams one notification per row.
+   */
+  private answersAtOnce(call: McpNativeCall): boolean {
+    if (call.method !== 'tools/call') return call.method.startsWith('tasks/');
+    const entry = this.catalog.named(call.params.name as string);
+    return entry !== undefined && this.taskDecision(call, entry, call.params.task !== undefined) !== false;
   }
 
   /** Whether the SDK accepts this 2026-07-28 envelope (asked once per distinct envelope). */
   private envelopeAccepted(meta: Record<string, unknown>, request: McpInboundRequest, version: string): boolean {
-    const key = JSON.stringify(meta);
+    // Keyed without the progress token: a client sends a fresh one with every request that carries one.
+    const { progressToken: _token, ...envelope } = meta;
+    const key = JSON.stringify(envelope);
     if (this.acceptedEnvelopes.has(key)) return true;
     const headers = request.headers;
     const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: trimmed(headers['mcp-method']), mcpNameHeader: trimmed(headers['mcp-name']), body: request.body });
