@@ -84,6 +84,9 @@ describe.each<Era>(['2025', '2026'])('native MCP methods, %s era: the same answe
 
   const fallThrough: Array<[string, ReturnType<typeof mcpRequest>]> = [
     ['a progress token (answered as SSE)', mcpRequest(era, 20, 'tools/call', { name: 'chat.stream', arguments: { count: 2 } }, { meta: { progressToken: 'p' } })],
+    // Only a request answered at once (a tasks method, a call creating a task: tasks.e2e-spec) is taken with a token.
+    ['a progress token on tools/list', mcpRequest(era, 28, 'tools/list', {}, { meta: { progressToken: 'p' } })],
+    ['a progress token that is neither a string nor an integer', mcpRequest(era, 29, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { meta: { progressToken: 1.5 } })],
     ['arguments that are an array', mcpRequest(era, 21, 'tools/call', { name: 'math.add', arguments: [1, 2] })],
     ['a name that is not a string', mcpRequest(era, 22, 'tools/call', { name: 7 })],
     ['a fractional id', mcpRequest(era, 1.5, 'tools/call', { name: 'echo', arguments: { text: 'x' } })],
