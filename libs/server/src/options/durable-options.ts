@@ -6,7 +6,7 @@ import { OptionSection } from './option-section.js';
 export interface JsonRpcDurableOptions {
   /** Off by default; a durable method while disabled fails startup. */
   enabled?: boolean;
-  /** Base path of the attach/list/cancel routes. Default `/rpc/streams`. */
+  /** Base path of the attach/list/cancel routes. Default `<path>/streams` (`/rpc/streams`). */
   path?: string;
   /** Where events are kept. Default: `new SqliteStreamStore()` (a file under `./data`). */
   store?: StreamStore;
@@ -72,7 +72,7 @@ const maxRunningSection = new OptionSection<NonNullable<JsonRpcDurableOptions['m
  */
 export const durableSection = new OptionSection<JsonRpcDurableOptions, ResolvedDurableOptions>('durable', {
   enabled: { default: false, check: check.boolean, doc: 'durable streams and their routes ([docs/durable.md](docs/durable.md)); a durable method while disabled fails startup' },
-  path: { default: DEFAULT_PATHS.durable, check: check.basePath, doc: 'base path of the attach/list/cancel routes' },
+  path: { default: DEFAULT_PATHS.durable, belowPath: '/streams', check: check.basePath, doc: 'base path of the attach/list/cancel routes' },
   store: {
     check: (problems, label, store) => {
       if (store === null || typeof store !== 'object' || STORE_METHODS.some((m) => typeof (store as Record<string, unknown>)[m] !== 'function')) {

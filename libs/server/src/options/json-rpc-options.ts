@@ -75,9 +75,13 @@ export interface JsonRpcStreamOptions {
 }
 
 export interface JsonRpcModuleOptions {
-  /** Route of the JSON-RPC endpoint. Default `/rpc`. */
+  /**
+   * Route of the JSON-RPC endpoint. Default `/rpc`. The stream, durable, OpenRPC and explorer
+   * routes default below it (`<path>/stream`, `<path>/streams`, `<path>/openrpc.json`,
+   * `<path>/explorer`); `mcp.path` does not.
+   */
   path?: string;
-  /** The streaming endpoint. Default `{ enabled: false, path: '/rpc/stream' }`. */
+  /** The streaming endpoint. Default `{ enabled: false, path: '<path>/stream' }` (`/rpc/stream`). */
   stream?: JsonRpcStreamOptions;
   /** Map error codes to HTTP statuses instead of answering 200. Default `{ enabled: false }`. */
   httpStatus?: { enabled?: boolean };

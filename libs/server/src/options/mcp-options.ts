@@ -17,7 +17,10 @@ export const DEFAULT_MCP_ALLOWED_HOSTS: readonly string[] = Object.freeze(['loca
 export interface JsonRpcMcpOptions {
   /** Off by default. */
   enabled?: boolean;
-  /** Route of the MCP Streamable HTTP endpoint. Default `/mcp` (REST: `<path>/tools`, `<path>/call`). */
+  /**
+   * Route of the MCP Streamable HTTP endpoint. Default `/mcp` (REST: `<path>/tools`, `<path>/call`),
+   * whatever the top-level `path`: an MCP client is configured with its full URL.
+   */
   path?: string;
   /** `serverInfo.name` answered to `initialize`. Default `nest-jsonrpc`. */
   name?: string;
@@ -86,7 +89,7 @@ const tasksSection = new OptionSection<JsonRpcMcpTasksOptions, ResolvedMcpOption
 /** The `mcp` section (docs/mcp.md has the details of each). */
 export const mcpSection = new OptionSection<JsonRpcMcpOptions, ResolvedMcpOptions>('mcp', {
   enabled: { default: false, check: check.boolean, doc: 'chosen methods as MCP tools on Streamable HTTP ([docs/mcp.md](docs/mcp.md#options-mcp))' },
-  path: { default: DEFAULT_PATHS.mcp, check: check.basePath, doc: 'its route (REST: `<path>/tools`, `<path>/call`)' },
+  path: { default: DEFAULT_PATHS.mcp, check: check.basePath, doc: 'its route (REST: `<path>/tools`, `<path>/call`); it does not follow the top-level `path`: an MCP client is given its full URL' },
   name: { default: 'nest-jsonrpc', check: check.nonEmptyString, doc: '`serverInfo.name` answered to `initialize`' },
   version: { default: '1.0.0', check: check.nonEmptyString, doc: '`serverInfo.version`' },
   exposeAll: { default: false, check: check.boolean, doc: 'every method is a tool unless a rule hides it; `false`: only `@RpcMcp` methods and `include`' },

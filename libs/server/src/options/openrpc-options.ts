@@ -15,7 +15,7 @@ export interface JsonRpcOpenRpcInfo {
 export interface JsonRpcOpenRpcOptions {
   /** Answer `rpc.discover` on `path` and serve `GET <openrpc.path>`. Default false. */
   enabled?: boolean;
-  /** Route of the document. Default `/rpc/openrpc.json`. */
+  /** Route of the document. Default `<path>/openrpc.json` (`/rpc/openrpc.json`). */
   path?: string;
   /** Required when enabled: at least `title` and `version`. */
   info?: JsonRpcOpenRpcInfo;
@@ -30,7 +30,7 @@ export interface JsonRpcOpenRpcOptions {
 export interface JsonRpcExplorerOptions {
   /** Serve the explorer page on `GET <explorer.path>`. Needs `openrpc.enabled`. Default false. */
   enabled?: boolean;
-  /** Route of the page; its assets are served under it. Default `/rpc/explorer`. */
+  /** Route of the page; its assets are served under it. Default `<path>/explorer` (`/rpc/explorer`). */
   path?: string;
 }
 
@@ -77,7 +77,7 @@ const infoSection = new OptionSection<JsonRpcOpenRpcInfo, JsonRpcOpenRpcInfo>(
 /** The `openrpc` section. */
 export const openRpcSection = new OptionSection<JsonRpcOpenRpcOptions, ResolvedOpenRpcOptions>('openrpc', {
   enabled: { default: false, check: check.boolean, doc: '`rpc.discover` on `path` and the document\'s GET route ([docs/openrpc.md](docs/openrpc.md))' },
-  path: { default: DEFAULT_PATHS.openrpc, check: check.routePath, doc: 'route of the document' },
+  path: { default: DEFAULT_PATHS.openrpc, belowPath: '/openrpc.json', check: check.routePath, doc: 'route of the document' },
   info: {
     resolve: (info, _label, problems) => resolveInfo(info as JsonRpcOpenRpcInfo | undefined, problems),
     shown: '— (required when enabled)',
@@ -98,7 +98,7 @@ export const openRpcSection = new OptionSection<JsonRpcOpenRpcOptions, ResolvedO
 /** The `explorer` section. */
 export const explorerSection = new OptionSection<JsonRpcExplorerOptions, ResolvedExplorerOptions>('explorer', {
   enabled: { default: false, check: check.boolean, doc: 'the explorer page (needs `openrpc.enabled`)' },
-  path: { default: DEFAULT_PATHS.explorer, check: check.routePath, doc: 'route of the page; its assets are served under it' },
+  path: { default: DEFAULT_PATHS.explorer, belowPath: '/explorer', check: check.routePath, doc: 'route of the page; its assets are served under it' },
 });
 
 /**

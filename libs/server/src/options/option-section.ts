@@ -8,6 +8,12 @@ export interface OptionLeaf<Out> {
   readonly default?: Out;
   /** The "default" cell when `default` reads badly as code (`8 MiB`, a derived value); else `default` as code, or `—`. */
   readonly shown?: string;
+  /**
+   * A route that moves with the top-level `path` unless given: absent, the option is `path`
+   * followed by this (`'/stream'`: `/api/rpc/stream` when `path` is `/api/rpc`, `/stream` when it
+   * is `/`). `default` is its value below the default `path`; the README cell says both.
+   */
+  readonly belowPath?: string;
   /** Runs on the value (given or default) when there is one, or always when `required`. */
   readonly check?: OptionCheck;
   /** The option must be given: `check` also runs on an absent value (and names the problem). */
@@ -64,8 +70,10 @@ export class OptionSection<In, Out> {
   /**
    * Every option's value, defaults filled, each checked (its keys already checked: `readable` is
    * what `checkKeys` answered — a section that is not an object resolves to its defaults).
+   * `path`: the app's top-level `path`, which the `belowPath` routes default below (undefined,
+   * as when it is itself invalid: they take their `default`).
    */
-  resolve(given: In | undefined, problems: OptionProblems, readable = true): Out {
+  resolve(given: In | undefined, problems: OptionProblems, readable = true, path?: string): Out {
     const values = (readable && given ? given : {}) as Record<string, unknown>;
     // A section that is no object has had its one problem reported; its defaults are not checked again.
     if (!readable) problems = new OptionProblems();
@@ -75,7 +83,7 @@ export class OptionSection<In, Out> {
       let value: unknown;
       if (leaf.resolve) value = leaf.resolve(values[key], label, problems);
       else {
-        value = values[key] ?? leaf.default;
+        value = values[key] ?? (leaf.belowPath !== undefined && path !== undefined ? routeBelow(path, leaf.belowPath) : leaf.default);
         if (value !== undefined || leaf.required) leaf.check?.(problems, label, value);
       }
       // Absent stays absent (a document built from it says nothing); a list is a copy: the
@@ -94,7 +102,7 @@ export class OptionSection<In, Out> {
   rows(): OptionRow[] {
     return Object.entries<OptionLeaf<unknown>>(this.table).map(([key, leaf]) => ({
       option: this.path(key),
-      shown: leaf.shown ?? (leaf.default !== undefined ? `\`${showValue(leaf.default)}\`` : leaf.required ? 'required' : '—'),
+      shown: leaf.shown ?? shownDefault(leaf),
       doc: leaf.doc,
     }));
   }
@@ -102,6 +110,18 @@ export class OptionSection<In, Out> {
   private path(key: string): string {
     return this.name === '' ? key : `${this.name}.${key}`;
   }
+}
+
+/** `below` (`/stream`) under the route `path`: `/api/rpc/stream`, or `/stream` under `/`. */
+function routeBelow(path: string, below: string): string {
+  return path === '/' ? below : `${path}${below}`;
+}
+
+/** The "default" cell of a leaf without `shown`. */
+function shownDefault(leaf: OptionLeaf<unknown>): string {
+  if (leaf.default === undefined) return leaf.required ? 'required' : '—';
+  const value = `\`${showValue(leaf.default)}\``;
+  return leaf.belowPath === undefined ? value : `${value} (\`path\` + \`${leaf.belowPath}\`)`;
 }
 
 function showValue(value: unknown): string {

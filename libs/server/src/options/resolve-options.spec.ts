@@ -1,3 +1,4 @@
+import { DEFAULT_PATHS } from '@nest-jsonrpc/protocol';
 import type { JsonRpcModuleOptions } from './json-rpc-options.js';
 import { resolveJsonRpcOptions } from './resolve-options.js';
 
@@ -59,5 +60,50 @@ describe('module options', () => {
     // durable.keepAliveMs has no default of its own: it is stream.keepAliveMs unless given.
     expect(o.durable.keepAliveMs).toBe(500);
     expect(resolveJsonRpcOptions({ durable: { keepAliveMs: 100 } }).durable.keepAliveMs).toBe(100);
+  });
+
+  describe('the routes below `path`', () => {
+    const routes = (options: JsonRpcModuleOptions) => {
+      const o = resolveJsonRpcOptions(options);
+      return { rpc: o.path, stream: o.stream.path, durable: o.durable.path, openrpc: o.openrpc.path, explorer: o.explorer.path, mcp: o.mcp.path };
+    };
+
+    it('are the default ones when `path` is not given', () => {
+      expect(routes({})).toEqual(DEFAULT_PATHS);
+      expect(routes({ path: DEFAULT_PATHS.rpc })).toEqual(DEFAULT_PATHS);
+    });
+
+    it('move with `path`; `mcp.path` does not', () => {
+      expect(routes({ path: '/api/rpc' })).toEqual({
+        rpc: '/api/rpc',
+        stream: '/api/rpc/stream',
+        durable: '/api/rpc/streams',
+        openrpc: '/api/rpc/openrpc.json',
+        explorer: '/api/rpc/explorer',
+        mcp: '/mcp',
+      });
+    });
+
+    it('are what the app gives when it gives them, the others still below `path`', () => {
+      expect(routes({ path: '/api/rpc', stream: { path: '/s' } })).toEqual({
+        rpc: '/api/rpc',
+        stream: '/s',
+        durable: '/api/rpc/streams',
+        openrpc: '/api/rpc/openrpc.json',
+        explorer: '/api/rpc/explorer',
+        mcp: '/mcp',
+      });
+      expect(routes({ path: '/api/rpc', durable: { path: '/d' }, openrpc: { path: '/doc.json' }, explorer: { path: '/x' } })).toMatchObject({ durable: '/d', openrpc: '/doc.json', explorer: '/x' });
+    });
+
+    it('below `/` are one slash deep', () => {
+      expect(routes({ path: '/' })).toEqual({ rpc: '/', stream: '/stream', durable: '/streams', openrpc: '/openrpc.json', explorer: '/explorer', mcp: '/mcp' });
+    });
+
+    it('are checked as given: an invalid `path` is the one problem, with every route enabled', () => {
+      const enabled = { stream: { enabled: true }, durable: { enabled: true }, openrpc: { enabled: true, info: { title: 't', version: '1' } }, explorer: { enabled: true } };
+      expect(problemsOf({ path: 'api/', ...enabled })).toEqual(['"path" must be a string starting with "/", without a trailing "/", spaces or route wildcards, got "api/"']);
+      expect(problemsOf({ path: '/api', ...enabled })).toEqual([]);
+    });
   });
 });

@@ -48,7 +48,11 @@ type RootResolved = Pick<ResolvedJsonRpcOptions, Exclude<RootName, 'rateLimit'>>
 
 /** The top-level options that are not sections. */
 const rootSection = new OptionSection<Pick<JsonRpcModuleOptions, RootName>, RootResolved>('', {
-  path: { default: DEFAULT_PATHS.rpc, check: check.routePath, doc: "route of the endpoint; absolute (Nest's global prefix does not apply — but it moves Nest middleware off the module's routes: [docs/platforms.md](docs/platforms.md))" },
+  path: {
+    default: DEFAULT_PATHS.rpc,
+    check: check.routePath,
+    doc: "route of the endpoint; absolute (Nest's global prefix does not apply — but it moves Nest middleware off the module's routes: [docs/platforms.md](docs/platforms.md)). `stream.path`, `durable.path`, `openrpc.path` and `explorer.path` default below it; `mcp.path` does not (an MCP client is given its full URL)",
+  },
   maxRequestSize: { default: 1_048_576, check: check.integer(0), doc: 'largest body in bytes, counted inflated for a compressed one (and on the wire); `0` turns the limit off' },
   maxBatchSize: { default: 100, check: check.integer(1), doc: 'most items in one batch' },
   batchConcurrency: { default: 16, check: check.integer(1), doc: 'most items of one batch running at once' },
@@ -95,9 +99,12 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   const readable = problems.object('options', options, TOP_LEVEL_KEYS, (key) => `unknown option "${key}"`);
   const given = (readable ? options : {}) as JsonRpcModuleOptions;
   const sectionReadable = Object.fromEntries(Object.entries(SECTIONS).map(([name, section]) => [name, section.checkKeys(given[name as SectionName], problems)]));
-  const resolve = <K extends SectionName>(name: K) => SECTIONS[name].resolve(given[name] as never, problems, sectionReadable[name]) as ResolvedJsonRpcOptions[K];
-
   const root = rootSection.resolve(given, problems);
+  // The routes of the module's family (`stream`, `durable`, `openrpc`, `explorer`) default below
+  // `path` (`belowPath` in their tables); below an invalid `path` they keep their defaults, so the
+  // one mistake is reported once. MCP stays on `mcp.path`: its clients are given its full URL.
+  const below = isRoutePath(root.path) ? root.path : undefined;
+  const resolve = <K extends SectionName>(name: K) => SECTIONS[name].resolve(given[name] as never, problems, sectionReadable[name], below) as ResolvedJsonRpcOptions[K];
   const security = resolve('security');
   const stream = resolve('stream');
   if (stream.enabled && stream.path === root.path) problems.push(`"stream.path" must differ from "path" (both are "${root.path}")`);
@@ -130,6 +137,12 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
     rateLimitOnStoreError: rateLimit.onStoreError,
     observability,
   });
+}
+
+function isRoutePath(path: string): boolean {
+  const problems = new OptionProblems();
+  check.routePath(problems, '', path);
+  return problems.size === 0;
 }
 
 function deepFreeze<T extends object>(value: T): T {

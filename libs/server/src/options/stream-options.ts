@@ -17,7 +17,7 @@ const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
 /** The `stream` section. */
 export const streamSection = new OptionSection<JsonRpcStreamOptions, ResolvedJsonRpcOptions['stream']>('stream', {
   enabled: { default: false, check: check.boolean, doc: 'the streaming endpoint ([docs/streaming.md](docs/streaming.md))' },
-  path: { default: DEFAULT_PATHS.stream, check: check.routePath, doc: 'its route' },
+  path: { default: DEFAULT_PATHS.stream, belowPath: '/stream', check: check.routePath, doc: 'its route' },
   keepAliveMs: { default: 15_000, check: check.timerDelay(), doc: 'SSE `:` comment after this much silence, live streams and durable attaches; `0` = never' },
   headers: {
     resolve: (headers, _label, problems) => resolveStreamHeaders(headers as JsonRpcStreamOptions['headers'], problems),
