@@ -60,6 +60,48 @@ function unlessUnavailable<T>(work: () => T): T {
 
 export const DEFAULT_SQLITE_FILENAME = './data/durable-streams.sqlite';
 
+/** The sibling file whose exclusive lock says which process owns a store's file. */
+export function sqliteOwnerLockFile(filename: string): string {
+  return `${filename}-owner`;
+}
+
+/**
+ * Takes the owner lock of `filename`: a small SQLite database beside it, opened in exclusive
+ * locking mode and written once, so the connection holds an exclusive OS lock on it until it is
+ * closed or the process dies (the kernel then drops it: a restart right after `kill -9` works).
+ * The lock lives in its own file, not the store's, so that the store's file stays readable by
+ * other processes (a backup with the sqlite3 shell). Another holder (another process, or another
+ * open store on the same file in this one) is a plain startup error, never a "store unavailable":
+ * two owners would each mark the other's running streams interrupted at start.
+ */
+function takeOwnerLock(Database: typeof BetterSqlite3, filename: string): BetterSqlite3.Database {
+  const lockFile = sqliteOwnerLockFile(filename);
+  let lock: BetterSqlite3.Database | undefined;
+  try {
+    lock = new Database(lockFile);
+    lock.pragma('busy_timeout = 0');
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock; in exclusive locking mode it is kept after COMMIT.
+    lock.exec('BEGIN EXCLUSIVE');
+    lock.exec('CREATE TABLE IF NOT EXISTS owner (only INTEGER PRIMARY KEY CHECK (only = 1), pid INTEGER NOT NULL, since INTEGER NOT NULL)');
+    lock.prepare('INSERT OR REPLACE INTO owner (only, pid, since) VALUES (1, ?, ?)').run(process.pid, Date.now());
+    lock.exec('COMMIT');
+    return lock;
+  } catch (error) {
+    lock?.close();
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) {
+      throw new Error(
+        `SqliteStreamStore: ${filename} is already open in another process (or in another SqliteStreamStore of this one): ` +
+          `one process per file (its owner lock, ${lockFile}, is held). Give each process its own file, ` +
+          'or use RedisStreamStore for several processes serving one API.',
+        { cause: error },
+      );
+    }
+    throw new Error(`SqliteStreamStore: cannot take the owner lock ${lockFile}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS durable_streams (
   id TEXT PRIMARY KEY,
@@ -116,7 +158,9 @@ function toRecord(row: StreamRow): DurableStreamRecord {
  * The default store: one SQLite file (better-sqlite3, WAL). Commits are synchronous transactions,
  * so a batch of events is either wholly in the file or not at all, even if the process dies
  * mid-commit; listeners are called only after the transaction has committed. One process per
- * file: several instances serving one API need `RedisStreamStore`.
+ * file, enforced: `open()` takes an exclusive lock on a sibling file (`<filename>-owner`) and
+ * fails while another process (or another open instance) holds it. Several instances serving one
+ * API need `RedisStreamStore`.
  */
 export class SqliteStreamStore implements StreamStore {
   readonly filename: string;
@@ -124,6 +168,8 @@ export class SqliteStreamStore implements StreamStore {
   private readonly busyTimeoutMs: number;
   private readonly hub = new LocalEventHub();
   private db: BetterSqlite3.Database | undefined;
+  /** The owner lock's connection (none for `:memory:`), held from `open()` to `close()`. */
+  private ownerLock: BetterSqlite3.Database | undefined;
   private statements!: ReturnType<SqliteStreamStore['prepare']>;
   private appendTx!: (id: string, events: PendingDurableEvent[], terminal: boolean, now: number) => AppendOutcome;
   private createTx!: (stream: NewDurableStream) => CreateOutcome;
@@ -145,17 +191,29 @@ export class SqliteStreamStore implements StreamStore {
     if (this.db) return;
     // Loaded on demand: apps without durable streams (or with another store) never need the native module.
     const { default: Database } = await import('better-sqlite3');
-    if (this.filename !== ':memory:') mkdirSync(dirname(this.filename), { recursive: true });
-    const db = new Database(this.filename);
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${this.synchronous}`);
-    db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-    db.exec(SCHEMA);
-    // A file written before streams kept their last commit's time: the column is added (NULL for
-    // the streams already there, which then report their creation time).
-    const columns = db.pragma('table_info(durable_streams)') as Array<{ name: string }>;
-    if (!columns.some((column) => column.name === 'updated_at')) db.exec('ALTER TABLE durable_streams ADD COLUMN updated_at INTEGER');
+    const onDisk = this.filename !== ':memory:';
+    if (onDisk) mkdirSync(dirname(this.filename), { recursive: true });
+    // Before the file is touched (and before the durable runner marks the streams "left running by
+    // a previous process" as interrupted): a live owner's streams are not left running.
+    const ownerLock = onDisk ? takeOwnerLock(Database, this.filename) : undefined;
+    let db: BetterSqlite3.Database | undefined;
+    try {
+      db = new Database(this.filename);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${this.synchronous}`);
+      db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      db.exec(SCHEMA);
+      // A file written before streams kept their last commit's time: the column is added (NULL for
+      // the streams already there, which then report their creation time).
+      const columns = db.pragma('table_info(durable_streams)') as Array<{ name: string }>;
+      if (!columns.some((column) => column.name === 'updated_at')) db.exec('ALTER TABLE durable_streams ADD COLUMN updated_at INTEGER');
+    } catch (error) {
+      db?.close();
+      ownerLock?.close();
+      throw error;
+    }
     this.db = db;
+    this.ownerLock = ownerLock;
     this.statements = this.prepare(db);
     this.appendTx = db.transaction(this.appendInTransaction.bind(this));
     this.createTx = db.transaction(this.createInTransaction.bind(this));
@@ -167,6 +225,10 @@ export class SqliteStreamStore implements StreamStore {
     const db = this.db;
     this.db = undefined;
     db?.close();
+    // Last: a successor may take the file only once this store no longer writes to it.
+    const ownerLock = this.ownerLock;
+    this.ownerLock = undefined;
+    ownerLock?.close();
   }
 
   private prepare(db: BetterSqlite3.Database) {
