@@ -207,8 +207,11 @@ describe('durable streams: crash and restart on the same SQLite file', () => {
     const { stream_id: id } = ((await started.json()) as any).result;
     const live = await openSse(`${childUrl}/rpc/streams/${id}`);
     await live.waitForEvents(5);
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGKILL');
     await live.ended;
+    // Dead, so its lock on the file is gone (the restart below would otherwise be refused).
+    await exited;
     const seen = live.events.map((e) => [e.id, e.data]);
     expect(seen.length).toBeGreaterThanOrEqual(5);
 
@@ -238,7 +241,9 @@ describe('durable streams: graceful shutdown, retention', () => {
 
   it('a shutdown ends running streams with the interrupted error and detaches subscribers; a restart replays them', async () => {
     const file = tmp.file('shutdown.sqlite');
-    const first = await startTestApp(durableModule({ durable: { enabled: true, store: new SqliteStreamStore({ filename: file }) } }));
+    // A store handed in is not closed by the module: it is closed here, as the process exiting would.
+    const firstStore = new SqliteStreamStore({ filename: file });
+    const first = await startTestApp(durableModule({ durable: { enabled: true, store: firstStore } }));
     const id = await rpcStart(first, 'jobs.manual');
     const feed = await eventually(() => feeds.get(id));
     const sse = await openSse(`${first.url}/rpc/streams/${id}`);
@@ -248,6 +253,7 @@ describe('durable streams: graceful shutdown, retention', () => {
     await sse.ended;
     expect(feed.aborted).toBe(true);
     expect(sse.events.map((e) => e.event)).toEqual(['chunk', 'chunk', 'error']);
+    await firstStore.close();
     const second = await startTestApp(durableModule({ durable: { enabled: true, store: new SqliteStreamStore({ filename: file }) } }));
     try {
       expect(second.logger.text('warn')).not.toContain('interrupted');

@@ -117,11 +117,14 @@ describe('MCP tasks across a restart on SQLite', () => {
 
   it('a task the stopped process was running reports failed, -32603 Stream interrupted, on both eras', async () => {
     gates.endless.close();
-    const before = await startTasksApp(new SqliteStreamStore({ filename }));
+    // A store handed in is not closed by the module: it is closed with the app, as the process exiting would.
+    const beforeStore = new SqliteStreamStore({ filename });
+    const before = await startTasksApp(beforeStore);
     const modern = (await send(before, '2026', 'tools/call', { name: 'jobs.endless', arguments: { label: 'r1' } })).body.result;
     const legacy = (await send(before, '2025', 'tools/call', { name: 'jobs.endless', arguments: { label: 'r2' }, task: {} })).body.result.task;
     await eventually(() => gates.endless.waiting === 2, 5000, 'both producers to wait', () => JSON.stringify({ waiting: gates.endless.waiting, modern, legacy }));
     await before.close();
+    await beforeStore.close();
 
     const after = await startTasksApp(new SqliteStreamStore({ filename }));
     try {
