@@ -8,7 +8,8 @@
  * `jobs.tick` (durable, SSE on the stream route too) yields `{"n":k}` as its k-th row, so a stored
  * event's data names its own position: anything a restart invented would show up as a gap or a
  * mismatch. Each row waits `CRASH_TICK_MS` (default 5), rows come in bursts of `burst` (default 1)
- * so commits group several rows.
+ * so commits group several rows. `jobs.release` ends every `jobs.tick` running at that moment (its
+ * stream completes with `done`).
  */
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication, type OnApplicationShutdown } from '@nestjs/common';
@@ -28,6 +29,8 @@ import {
 } from '../../../libs/server/src/index.js';
 
 const tickMs = Number(process.env.CRASH_TICK_MS ?? 5);
+/** How many times `jobs.release` was called: a tick runs while it stays what it was at its start. */
+let releases = 0;
 
 @Injectable()
 class Ticker {
@@ -35,10 +38,17 @@ class Ticker {
   @RpcStream({ durable: true, format: StreamFormat.Sse })
   async *tick(params: { burst?: number } | undefined, ctx: RpcContext) {
     const burst = params?.burst ?? 1;
-    for (let n = 1; !ctx.signal.aborted; ) {
+    const generation = releases;
+    for (let n = 1; !ctx.signal.aborted && releases === generation; ) {
       await new Promise((resolve) => setTimeout(resolve, tickMs));
       for (let i = 0; i < burst; i++) yield { n: n++ };
     }
+  }
+
+  @RpcMethod('jobs.release')
+  release() {
+    releases++;
+    return true;
   }
 }
 
