@@ -61,7 +61,7 @@ function unlessUnavailable<T>(work: () => T): T {
 export const DEFAULT_SQLITE_FILENAME = './data/durable-streams.sqlite';
 
 /** The sibling file whose exclusive lock says which process owns a store's file. */
-export function sqliteOwnerLockFile(filename: string): string {
+function sqliteOwnerLockFile(filename: string): string {
   return `${filename}-owner`;
 }
 
