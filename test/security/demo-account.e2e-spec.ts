@@ -2,6 +2,9 @@
  * The demo's account walkthrough (docs/security.md) as a newcomer would run it with curl:
  * login, a protected method, a rate-limited one, a cached one and its refresh.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AppModule } from '../../apps/demo/src/app.module.js';
 import { startTestApp, type TestApp } from '../support/rpc-test-app.js';
 import { call } from './security-apps.js';
@@ -13,13 +16,26 @@ describe('demo: roles, limits and cache with a header-based login', () => {
   let wrongPassword: unknown;
   // auth.login allows 5 attempts a minute per IP, and every test here comes from 127.0.0.1: all
   // logins but the brute-force test's happen here, so the tests pass in any order (3 of 5 used).
+  // The demo keeps durable streams in ./data (SQLite), one process per file: started from the
+  // repository, it would be refused while this suite runs on the other platform in parallel, or
+  // while `npm start` runs there. Its own directory, as the other demo suites do.
+  const dataDir = mkdtempSync(join(tmpdir(), 'nest-jsonrpc-demo-'));
   beforeAll(async () => {
-    t = await startTestApp(AppModule);
+    const cwd = process.cwd();
+    try {
+      process.chdir(dataDir);
+      t = await startTestApp(AppModule);
+    } finally {
+      process.chdir(cwd);
+    }
     bob = (await login('bob', 'bob-pw')).result.token;
     alice = (await login('alice', 'alice-pw')).result.token;
     wrongPassword = await login('bob', 'nope');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   const login = async (username: string, password: string) => (await t.rpc(call('auth.login', { username, password }))).body;
   const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
