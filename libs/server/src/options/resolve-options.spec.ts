@@ -105,5 +105,13 @@ describe('module options', () => {
       expect(problemsOf({ path: 'api/', ...enabled })).toEqual(['"path" must be a string starting with "/", without a trailing "/", spaces or route wildcards, got "api/"']);
       expect(problemsOf({ path: '/api', ...enabled })).toEqual([]);
     });
+
+    it('refuse a given route that meets a moved one', () => {
+      const both = { durable: { enabled: true } };
+      expect(problemsOf({ path: '/x', stream: { enabled: true, path: '/x/streams' }, ...both })).toEqual(['"durable.path" (/x/streams) is already a route of the module']);
+      expect(problemsOf({ path: '/x', durable: { enabled: true, path: '/x' } })).toEqual(['"durable.path" (/x) is already a route of the module']);
+      // Disabled, the stream route is not served: nothing meets.
+      expect(problemsOf({ path: '/x', stream: { path: '/x/streams' }, ...both })).toEqual([]);
+    });
   });
 });

@@ -113,6 +113,10 @@ export function resolveJsonRpcOptions(options: JsonRpcModuleOptions = {}): Resol
   const resolvedDurable = resolve('durable');
   // Absent, `durable.keepAliveMs` is `stream.keepAliveMs`: one option keeps every SSE response alive.
   const durable = { ...resolvedDurable, keepAliveMs: resolvedDurable.keepAliveMs ?? stream.keepAliveMs };
+  // One route given, another moved below `path` by default, can meet (`path: '/x'` with `stream.path: '/x/streams'`).
+  if (durable.enabled && (durable.path === root.path || (stream.enabled && durable.path === stream.path))) {
+    problems.push(`"durable.path" (${durable.path}) is already a route of the module`);
+  }
   const limits = resolve('limits');
   const mcp = resolveMcpOptions(sectionReadable.mcp ? (given.mcp ?? {}) : {}, [root.path, stream.path, durable.path], problems);
   const observability = resolve('observability');
