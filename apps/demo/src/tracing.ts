@@ -1,6 +1,7 @@
 /**
  * Observability in the demo (docs/observability.md): `OTEL_TRACES=console npm start` registers an OpenTelemetry SDK that prints
- * every span (one per JSON-RPC call, named by its method, under one per HTTP request) and
+ * every span (one per JSON-RPC call, named by its method; a batch's calls under one `POST /rpc`
+ * span, a single call's span being the request's own unless HTTP is instrumented) and
  * `OTEL_METRICS=console` prints `rpc.server.call.duration` and the stream counters every 10 s.
  * Imported first by main.ts, so the SDK is registered before the app starts — the module takes
  * its tracer and meter at the first call anyway. A real app registers an OTLP or Prometheus
