@@ -6,7 +6,8 @@
  * limits (never a stack per call, never ioredis's "Unhandled error event"), and everything counts
  * and caches again promptly once Redis is back.
  * The first part needs no Redis at all; the second kills a private `redis-server` (SIGKILL) and
- * restarts it on the same data inside the test.
+ * restarts it on the same data inside the test; the third stops one (SIGSTOP: it answers nothing
+ * but keeps every connection open) and continues it — no call waits for it to answer again.
  */
 import { Injectable, Module } from '@nestjs/common';
 import { JsonRpcModule, RpcCache, RpcMethod, RpcRateLimit, type JsonRpcModuleOptions } from '@nest-jsonrpc/server';
@@ -203,5 +204,87 @@ describeOutage('the redis option when Redis is killed (SIGKILL) and restarted', 
       answer = await app.rpc(call('limited'));
     }
     expect(answer.body.result).toBe('ok');
+  }, 30_000);
+});
+
+/**
+ * The answer of `request`, or 'no answer' if it has none by the time the guard gives up — long
+ * after the commands' bound, so only a call that waits for Redis gets it. Redis is continued only
+ * after this returns, so an answer here came while Redis was still stopped.
+ */
+async function answeredWhileStopped<T>(request: Promise<T>): Promise<T | 'no answer'> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<'no answer'>((resolve) => (timer = setTimeout(() => resolve('no answer'), 8000)));
+  try {
+    return await Promise.race([request, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describeOutage('the redis option when Redis stops answering (SIGSTOP) with its connections open, then continues', () => {
+  let redis: PrivateRedis;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+  });
+  afterEach(async () => {
+    redis.resume();
+    await app?.close();
+    app = undefined;
+  });
+  afterAll(async () => {
+    redis?.resume();
+    await redis?.stop();
+  });
+
+  it("'allow' runs a limited call uncounted and a cached method runs uncached, answered before Redis continues; logged once, 'back' after", async () => {
+    app = await startTestApp(outageModule({ url: redis.url, keyPrefix: 'stop-allow:' }));
+    expect((await app.rpc(call('cached'))).body.result).toEqual({ run: 1 });
+    expect((await app.rpc(call('cached'))).body.result).toEqual({ run: 1 });
+    expect((await app.rpc(call('limited'))).body.result).toBe('ok'); // 1 of 3, in Redis
+
+    redis.pause();
+    for (let i = 0; i < 4; i++) {
+      const limited = await answeredWhileStopped(app.rpc(call('limited')));
+      expect(limited === 'no answer' ? limited : limited.body).toEqual({ jsonrpc: '2.0', result: 'ok', id: 1 });
+    }
+    const cached = await answeredWhileStopped(app.rpc(call('cached')));
+    expect(cached === 'no answer' ? cached : cached.body).toEqual({ jsonrpc: '2.0', result: { run: 2 }, id: 1 }); // a miss: the handler ran
+    const strict = await answeredWhileStopped(app.rpc(call('strict')));
+    expect(strict === 'no answer' ? strict : strict.body).toEqual({ jsonrpc: '2.0', error: UNAVAILABLE, id: 1 });
+
+    const warnings = () => app!.logger.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    expect(warnings().filter((w) => w === 'Redis connection for rate limits lost: Command timed out')).toHaveLength(1);
+    expect(warnings().filter((w) => w === 'Redis connection for the result cache lost: Command timed out')).toHaveLength(1);
+    expect(warnings().filter((w) => w.startsWith('Rate limits cannot be counted (Rate limit store unavailable: Command timed out)'))).toHaveLength(1);
+
+    redis.resume();
+    // Counted again. The calls let through while Redis was stopped had sent their counts, which
+    // a continued Redis runs (before this call's, same connection): 1 + 4 is past the limit of 3.
+    const after = await app.rpc(call('limited'));
+    expect(after.body.error?.code).toBe(-32003);
+    expect(app.logger.lines.filter((l) => l.message === 'Rate limits are counted again')).toHaveLength(1);
+    // The entry written before the stop is served again.
+    await eventually(async () => (await app!.rpc(call('cached'))).body.result?.run === 1, 5000, 'the cached entry served again');
+    const lines = app.logger.lines.map((l) => `${l.level} ${l.message}`);
+    expect(lines.filter((l) => l === 'log Redis connection for rate limits is back')).toHaveLength(1);
+    expect(lines.filter((l) => l === 'log Redis connection for the result cache is back')).toHaveLength(1);
+    expect(lines.filter((l) => /^warn Redis connection for .* lost/.test(l))).toHaveLength(2);
+    expect(app.logger.text('error')).toBe('');
+  }, 30_000);
+
+  it("'deny' refuses a limited call with -32603 before Redis continues, and counts again after", async () => {
+    app = await startTestApp(outageModule({ url: redis.url, keyPrefix: 'stop-deny:' }, { onStoreError: 'deny' }));
+    expect((await app.rpc(call('limited'))).body.result).toBe('ok');
+    redis.pause();
+    for (const method of ['limited', 'strict']) {
+      const answer = await answeredWhileStopped(app.rpc(call(method)));
+      expect(answer === 'no answer' ? answer : answer.body).toEqual({ jsonrpc: '2.0', error: UNAVAILABLE, id: 1 });
+    }
+    expect(app.logger.lines.filter((l) => l.message === 'Redis connection for rate limits lost: Command timed out')).toHaveLength(1);
+    redis.resume();
+    await eventually(async () => (await app!.rpc(call('limited'))).body.result === 'ok', 5000, 'limits counted again');
+    expect(app.logger.lines.filter((l) => l.message === 'Redis connection for rate limits is back')).toHaveLength(1);
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 /**
  * Private Redis servers for the tests that kill Redis: a `redis-server` child process on a free
  * port (append-only file in a temp dir, so a restart finds what was acknowledged), killed with
- * SIGKILL and restarted on the same port and data inside the test; and a local Redis Cluster of
+ * SIGKILL and restarted on the same port and data inside the test, or paused (SIGSTOP) and resumed; and a local Redis Cluster of
  * three primaries (`--cluster-enabled yes` + `redis-cli --cluster create`). The shared Redis at
  * REDIS_URL is never touched. Every process started here is killed when the test process exits,
  * even on failure.
@@ -148,6 +148,18 @@ export class PrivateRedis {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /**
+   * SIGSTOP: Redis stops answering but every connection stays open, as in a network cut without
+   * a reset. `resume()` (SIGCONT) lets it answer again; a stopped server can still be killed.
+   */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /** Starts it again on the same port and data. */

@@ -4,7 +4,14 @@ import type { Cache } from 'cache-manager';
 import type { Cluster, Redis } from 'ioredis';
 import type { ResolvedJsonRpcOptions } from '../options/json-rpc-options.js';
 import { OPTIONS_SECTION } from '../options/option-section-tokens.js';
-import { logIoredisOutages, REDIS_LOADING_RETRY_MS, REDIS_RECONNECT_DELAY, RedisOutageLog } from '../stream-stores/redis-connection-watch.js';
+import {
+  logIoredisOutages,
+  REDIS_COMMAND_TIMEOUT_MS,
+  REDIS_LOADING_RETRY_MS,
+  REDIS_RECONNECT_DELAY,
+  RedisOutageLog,
+  watchCommand,
+} from '../stream-stores/redis-connection-watch.js';
 import type { StreamStoreHealth } from '../stream-stores/stream-store.js';
 
 /** Milliseconds to wait for a Redis connection before a cache read counts as a miss. */
@@ -30,6 +37,7 @@ interface OpenConnections {
   /** cache-manager over `@keyv/redis`: the result cache and its generations. */
   readonly cache: Cache;
   readonly cacheClient: NodeRedisClient;
+  readonly limitsLog: RedisOutageLog;
   readonly logs: readonly RedisOutageLog[];
 }
 
@@ -50,9 +58,11 @@ function credentialsOf(url: string): { username?: string; password?: string; tls
  * without the option need none of them.
  *
  * Outages: neither connection queues commands while Redis is unreachable (a limited or cached
- * call is decided at once: see `rateLimit.onStoreError`, and a cache error is a miss); each logs
- * one warning when it loses Redis and one line when it is back, and reconnects within half a second
- * of Redis returning.
+ * call is decided at once: see `rateLimit.onStoreError`, and a cache error is a miss), and no
+ * command waits longer than REDIS_COMMAND_TIMEOUT_MS for a Redis that stopped answering with its
+ * connection still open (then the call is decided the same way); each connection logs one warning
+ * when it loses Redis (closed, or a command timed out) and one line when it is back, and
+ * reconnects within half a second of Redis returning.
  */
 export class RedisConnections implements OnApplicationShutdown {
   private constructor(private readonly open: OpenConnections | undefined) {}
@@ -70,8 +80,16 @@ export class RedisConnections implements OnApplicationShutdown {
     const cacheLog = new RedisOutageLog(logger, 'the result cache');
     // Offline queue off: while Redis is unreachable a limited call is decided at once instead of
     // waiting through reconnects. disconnectTimeout: ioredis keeps a timer that long at shutdown
-    // when the socket already failed.
-    const nodeOptions = { connectTimeout: REDIS_CONNECT_TIMEOUT_MS, disconnectTimeout: 500, maxLoadingRetryTime: REDIS_LOADING_RETRY_MS };
+    // when the socket already failed. commandTimeout: a Redis that stops answering without closing
+    // the connection would otherwise hold every limited call until it answers again (this
+    // connection runs only the rate-limit script and PING, nothing blocking). In redisOptions it
+    // applies to every node of a cluster too.
+    const nodeOptions = {
+      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      disconnectTimeout: 500,
+      maxLoadingRetryTime: REDIS_LOADING_RETRY_MS,
+    };
     let commands: Redis | Cluster;
     if (cluster) {
       commands = new Cluster(
@@ -105,10 +123,13 @@ export class RedisConnections implements OnApplicationShutdown {
       Promise.all([connecting, once(commands, 'ready').catch(() => undefined)]),
       new Promise((resolve) => setTimeout(resolve, REDIS_CONNECT_TIMEOUT_MS).unref()),
     ]);
-    const cache = createCache({
-      stores: [new Keyv({ store: new KeyvRedis(cacheClient as never), namespace: undefined, useKeyPrefix: false })],
-    });
-    return new RedisConnections({ keyPrefix, commands, cache, cacheClient, logs: [limitsLog, cacheLog] });
+    const cache = boundedCache(
+      createCache({
+        stores: [new Keyv({ store: new KeyvRedis(cacheClient as never), namespace: undefined, useKeyPrefix: false })],
+      }),
+      cacheLog,
+    );
+    return new RedisConnections({ keyPrefix, commands, cache, cacheClient, limitsLog, logs: [limitsLog, cacheLog] });
   }
 
   /** Set when the `redis` option is. */
@@ -118,6 +139,14 @@ export class RedisConnections implements OnApplicationShutdown {
 
   get commands(): Redis | Cluster | undefined {
     return this.open?.commands;
+  }
+
+  /**
+   * A rate-limit command, watched: one that timed out (Redis stopped answering) logs the
+   * connection lost, as a closed connection does; one answered logs it back.
+   */
+  watchLimits<T>(command: Promise<T>): Promise<T> {
+    return this.open ? watchCommand(command, this.open.limitsLog) : command;
   }
 
   get cache(): Cache | undefined {
@@ -162,10 +191,31 @@ export class RedisConnections implements OnApplicationShutdown {
     // Graceful when connected (pending writes finish); with Redis down a graceful close would wait
     // for a connection that may never come.
     await Promise.allSettled([
-      commands.status === 'ready' ? commands.quit() : Promise.resolve(commands.disconnect()),
+      // A Redis that stopped answering times the QUIT out: then the socket is dropped.
+      commands.status === 'ready' ? commands.quit().catch(() => commands.disconnect()) : Promise.resolve(commands.disconnect()),
       closeNodeRedis(cacheClient),
     ]);
   }
+}
+
+/**
+ * The cache with every operation bounded: node-redis bounds only a command's wait to be written,
+ * not its wait for the reply, so a Redis that stopped answering with the connection open would
+ * hold a cached call until it answered again. An operation with no answer within
+ * REDIS_COMMAND_TIMEOUT_MS fails (a miss, the call answered uncached) and logs the connection
+ * lost; the next one answered logs it back.
+ */
+function boundedCache(cache: Cache, log: RedisOutageLog): Cache {
+  return new Proxy(cache, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        return result instanceof Promise ? watchCommand(result, log, true) : result;
+      };
+    },
+  });
 }
 
 /** Closes the cache's client gracefully when it can, else at once. */

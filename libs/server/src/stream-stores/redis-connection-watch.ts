@@ -14,6 +14,43 @@ export const REDIS_RECONNECT_DELAY = (attempt: number): number => Math.min(attem
 export const REDIS_LOADING_RETRY_MS = 100;
 
 /**
+ * Longest a command of the `redis` option's connections (rate-limit counters, result cache) waits
+ * for its answer. A Redis that stops answering but keeps its connection open (a stopped process,
+ * a network cut without a reset) closes nothing, so without a bound a limited or cached call would
+ * wait until Redis came back. The same second the health probe gives a PING: a rate-limit script
+ * or a cache read answers in well under a millisecond, so a command this late means Redis is gone.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
+/** The message of a command that got no answer within {@link REDIS_COMMAND_TIMEOUT_MS} (ioredis's own). */
+export const COMMAND_TIMED_OUT = 'Command timed out';
+
+/**
+ * Feeds one command's outcome to `log`: no answer in time counts as the connection lost (the
+ * same warning as a closed connection, once per outage), any answer as the connection back.
+ * `bound`: reject the command with {@link COMMAND_TIMED_OUT} after {@link REDIS_COMMAND_TIMEOUT_MS}
+ * (for a client that cannot bound a command's wait for its reply itself, such as node-redis).
+ */
+export function watchCommand<T>(command: Promise<T>, log: RedisOutageLog, bound = false): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const answer = bound
+    ? Promise.race([command, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(COMMAND_TIMED_OUT)), REDIS_COMMAND_TIMEOUT_MS)))])
+    : command;
+  return answer.then(
+    (value) => {
+      clearTimeout(timer);
+      log.back();
+      return value;
+    },
+    (error: unknown) => {
+      clearTimeout(timer);
+      if (error instanceof Error && error.message === COMMAND_TIMED_OUT) log.lost(COMMAND_TIMED_OUT);
+      throw error;
+    },
+  );
+}
+
+/**
  * One warning when a Redis connection is lost and one log line when it is back, through Nest's
  * Logger — whatever the client library, however many reconnect attempts fail in between.
  */

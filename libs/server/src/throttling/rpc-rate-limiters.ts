@@ -51,7 +51,7 @@ export class RpcRateLimiters {
   get storage(): ThrottlerStorage {
     if (this.storageRef) return this.storageRef;
     const redis = this.redis.commands;
-    if (redis) return (this.storageRef = new RpcRedisThrottlerStorage(redis, this.redis.keyPrefix!));
+    if (redis) return (this.storageRef = new RpcRedisThrottlerStorage(redis, this.redis.keyPrefix!, (command) => this.redis.watchLimits(command)));
     return (this.storageRef = findAppProvider<ThrottlerStorage>(this.moduleRef, ThrottlerStorage) ?? new RpcMemoryThrottlerStorage());
   }
 

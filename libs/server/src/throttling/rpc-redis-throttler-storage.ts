@@ -54,6 +54,8 @@ export class RpcRedisThrottlerStorage implements ThrottlerStorage {
   constructor(
     redis: Redis | Cluster,
     private readonly keyPrefix: string,
+    /** Sees each command's outcome (the connection's outage log: a timeout is Redis lost). */
+    private readonly watch: <T>(command: Promise<T>) => Promise<T> = (command) => command,
   ) {
     redis.defineCommand('rpcThrottlerIncrement', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
     this.redis = redis as RedisWithIncrement;
@@ -65,10 +67,11 @@ export class RpcRedisThrottlerStorage implements ThrottlerStorage {
     const hitsKey = `${this.keyPrefix}rl:{${key}}`;
     let reply: IncrementReply;
     try {
-      reply = await this.redis.rpcThrottlerIncrement(hitsKey, `${hitsKey}:blocked`, ttl, limit, blockDuration);
+      reply = await this.watch(this.redis.rpcThrottlerIncrement(hitsKey, `${hitsKey}:blocked`, ttl, limit, blockDuration));
     } catch (error) {
-      // Redis unreachable: the limit's `onStoreError` decides (RpcMethodRateLimiter). The outage
-      // is logged by the connection's listeners, not once per call.
+      // Redis unreachable, or no answer within the connection's command timeout: the limit's
+      // `onStoreError` decides (RpcMethodRateLimiter). The outage is logged by the connection's
+      // listeners and `watch`, not once per call.
       throw new RateLimitStoreUnavailableError({ cause: error });
     }
     const [hits, ttlMs, blocked, blockMs] = reply;
