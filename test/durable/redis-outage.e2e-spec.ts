@@ -299,6 +299,34 @@ describeOutage('durable streams on Redis: Redis killed (SIGKILL) and restarted u
     ]);
   });
 
+  it('Redis restarted empty (no append-only file) under a running stream: the stream is stored again as ended with "Stream store lost events", the attached response ends, the error is logged', async () => {
+    app = await startTestApp(durableModule({ durable: { enabled: true, store } }, [Tickers]));
+    const id = await start({ everyMs: 20 });
+    const client = await openSse(`${app.url}/rpc/streams/${id}`);
+    await client.waitForEvents(10);
+    await redis.kill();
+    await redis.restartEmpty();
+    // Without the fix: keep-alives forever (the subscription went live on a stream that no longer exists).
+    await client.ended;
+    expect(client.events.length).toBeGreaterThanOrEqual(10);
+    expectConsecutive(client.events);
+    // The producer is stopped, and says why, naming the stream.
+    expect(app.logger.text('error')).toMatch(new RegExp(`Durable stream ${id} \\(tick\\): its record is gone from Redis .* the stream ends with -32603 "Stream store lost events"`));
+    // Its record is written again to hold how it ended: a later reader learns it, not a 404…
+    const all = await eventually(async () => {
+      const events = await stored(id);
+      return events.at(-1)?.event === 'error' ? events : undefined;
+    }, 5000);
+    expect(all).toEqual([{ id: 1, event: 'error', data: { error: { code: -32603, message: 'Stream store lost events' } } }]);
+    // …and resuming from what the client saw is refused (beyond the stream's end), never answered with other events.
+    const resume = await fetch(`${app.url}/rpc/streams/${id}`, { headers: { 'last-event-id': client.events.at(-1)!.id! } });
+    expect(resume.status).toBe(400);
+    await resume.body?.cancel();
+    const fresh = await openSse(`${app.url}/rpc/streams/${id}`);
+    await fresh.ended;
+    expect(fresh.events).toEqual([{ id: '1', event: 'error', data: '{"error":{"code":-32603,"message":"Stream store lost events"}}' }]);
+  }, 30_000);
+
   it('Redis back without events it had acknowledged: the stream ends with -32603 "Stream store lost events" at its last kept id, never renumbered', async () => {
     // What `appendfsync everysec` (or an asynchronous replica promoted) can do on a crash, made
     // deterministic: while the app cannot reach Redis (a cut proxy), its last events are removed.

@@ -7,7 +7,7 @@
  * even on failure.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,6 +166,23 @@ export class PrivateRedis {
   async restart(): Promise<void> {
     if (this.child) throw new Error('PrivateRedis is still running');
     await this.launch();
+  }
+
+  /** Starts it again on the same port with none of its data (as a Redis without an append-only file restarts). */
+  async restartEmpty(): Promise<void> {
+    if (this.child) throw new Error('PrivateRedis is still running');
+    for (const entry of readdirSync(this.dir)) rmSync(join(this.dir, entry), { recursive: true, force: true });
+    await this.launch();
+  }
+
+  /** SIGSTOP: the process hangs with its connections open (no close, no error), until `resume()`. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause()`. */
+  resume(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /** Kills it and removes its data. */

@@ -34,9 +34,12 @@ class ScriptedStore {
 
   /** With `holdLookups`, lookups wait here until the test answers them (`answerLookup`). */
   holdLookups = false;
+  /** The stream's record is gone (a Redis restarted without its data): lookups find nothing. */
+  vanished = false;
   readonly lookups: Array<() => void> = [];
   lookup = async () => {
     if (this.holdLookups) await new Promise<void>((resolve) => this.lookups.push(resolve));
+    if (this.vanished) return { found: 'none' };
     return { found: 'stream', record: { events: this.committed.length } };
   };
   answerLookup(): void {
@@ -442,6 +445,21 @@ describe('DurableSubscription through a store outage', () => {
     await waitFor(() => sink.finished !== undefined);
     expect(sink.delivered).toEqual([1, 2, 3]);
     expect(String(sink.finished?.error)).toContain('the store has 1 event(s), 3 were delivered: it lost events');
+  });
+
+  it('back from an outage with the stream gone altogether (Redis restarted empty): the sink ends with an error instead of waiting forever', async () => {
+    const store = new ScriptedStore();
+    const { sink } = await startedWithAvailability(store, 60_000);
+    store.commit(chunk(1), chunk(2), chunk(3));
+    store.announce(false);
+    store.committed.length = 0;
+    store.vanished = true;
+    store.announce(true);
+    await waitFor(() => store.reads.length === 1);
+    store.answerRead();
+    await waitFor(() => sink.finished !== undefined);
+    expect(sink.delivered).toEqual([1, 2, 3]);
+    expect(String(sink.finished?.error)).toContain('durable stream s1: gone from the store after an outage (3 event(s) delivered)');
   });
 
   it('a terminal event below what was delivered (the store lost events) ends the sink with an error', async () => {

@@ -231,6 +231,8 @@ export class DurableSubscription {
             const found = await this.store.lookup(this.streamId);
             if (this.state !== 'replaying') return;
             if (found.found === 'stream' && found.record.events < this.lastDelivered) throw this.storeWentBack(found.record.events);
+            // Gone altogether (a Redis restarted without its data): nothing will ever come; end rather than wait forever.
+            if (found.found !== 'stream') throw new Error(`durable stream ${this.streamId}: gone from the store after an outage (${this.lastDelivered} event(s) delivered)`);
             // Events heard while the lookup was in flight were committed after the read: read again.
             if (this.latestKnown > this.lastDelivered) continue;
           }

@@ -237,6 +237,8 @@ export class RedisStreamStore implements StreamStore {
   private readonly availabilityListeners = new Set<(available: boolean) => void>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private readonly localRunning = new Set<string>();
+  /** What `create` wrote, per stream this instance runs: a record that vanished (Redis restarted empty) is written again from it. */
+  private readonly createdHere = new Map<string, NewDurableStream>();
   /** The last id committed by this instance, per stream it produces: what Redis must still have. */
   private readonly committedHere = new Map<string, number>();
   /** Batch tokens of appends: a retried batch (the same array) keeps its token. */
@@ -461,6 +463,7 @@ export class RedisStreamStore implements StreamStore {
       throw error;
     }
     this.localRunning.add(stream.id);
+    this.createdHere.set(stream.id, stream);
     return { ok: true };
   }
 
@@ -487,17 +490,19 @@ export class RedisStreamStore implements StreamStore {
     args[3] = payload;
     const result = await this.run(APPEND, [k.meta(id), k.events(id)], args);
     if (result[0] !== 1) {
-      this.localRunning.delete(id);
+      const created = this.createdHere.get(id);
+      this.forgetLocal(id);
       const committed = this.committedHere.get(id);
       this.committedHere.delete(id);
       if (result[1] === 'lost') return this.endLost(id, Number(result[2]), committed!, now);
+      if (result[1] === 'missing' && created) return this.endVanished(created, committed ?? 0, now);
       return { ok: false, status: result[1] };
     }
     const last = Number(result[1]);
     for (let i = 0; i < events.length; i++) events[i].id = last - events.length + 1 + i;
     if (this.localRunning.has(id)) this.committedHere.set(id, last);
     if (terminal) {
-      this.localRunning.delete(id);
+      this.forgetLocal(id);
       this.committedHere.delete(id);
       // Out of the running counts and into the finished index: the index slot, after the commit.
       // Should this instance die in between, recovery finds the finished stream still counted and
@@ -521,6 +526,36 @@ export class RedisStreamStore implements StreamStore {
     );
     await this.append(id, [{ id: 0, event: 'error', data: STORE_LOST_EVENTS_EVENT_DATA }], true, now).catch(() => undefined);
     return { ok: false, status: 'failed' };
+  }
+
+  /**
+   * The record of a stream this instance runs is gone from Redis: a Redis restarted with none of
+   * its data (no append-only file, or a fresh replica promoted). As with fewer events
+   * ({@link endLost}), the stream ends with -32603 `Stream store lost events` rather than going on
+   * under ids clients already saw — and its record is written again to hold that error (no events
+   * before it, so the error is event 1), so a later attach or lookup reads how it ended instead of
+   * a 404, and retention sweeps it like any finished stream. The producer is told the stream ended.
+   */
+  private async endVanished(created: NewDurableStream, committed: number, now: number): Promise<AppendOutcome> {
+    const { id } = created;
+    this.logger.error(
+      `Durable stream ${id} (${created.method}): its record is gone from Redis (restarted without its data?) after this instance ` +
+        `committed ${committed} event(s); the stream ends with -32603 "Stream store lost events"`,
+    );
+    try {
+      await this.create({ ...created, limits: {} });
+      this.forgetLocal(id);
+      await this.append(id, [{ id: 0, event: 'error', data: STORE_LOST_EVENTS_EVENT_DATA }], true, now);
+    } catch {
+      // Unreachable again: the stream is gone either way; attached clients end on their own (see DurableSubscription).
+      this.forgetLocal(id);
+    }
+    return { ok: false, status: 'failed' };
+  }
+
+  private forgetLocal(id: string): void {
+    this.localRunning.delete(id);
+    this.createdHere.delete(id);
   }
 
   async cancel(id: string, now: number): Promise<AppendOutcome> {
@@ -616,7 +651,7 @@ export class RedisStreamStore implements StreamStore {
 
   private readonly onMessage = (channelName: string, message: string): void => {
     if (channelName === this.keys.cancelChannel) {
-      this.localRunning.delete(message);
+      this.forgetLocal(message);
       this.committedHere.delete(message);
       for (const listener of this.cancelListeners) listener(message);
       return;
