@@ -205,6 +205,29 @@ describeOutage('durable streams on Redis: Redis killed (SIGKILL) and restarted u
     expect(viaClient.length).toBe(seen.length + resumed.events.length);
   }, 30_000);
 
+  it('Redis hung (SIGSTOP, connections open): past outageGraceMs the attached client gets the id-less terminal frame and `end`', async () => {
+    app = await startTestApp(durableModule({ durable: { enabled: true, store, outageGraceMs: 1500 } }, [Tickers]));
+    const id = await start({ everyMs: 20 });
+    const client = await openSse(`${app.url}/rpc/streams/${id}`);
+    await client.waitForEvents(10);
+    redis.pause();
+    try {
+      const pausedAt = Date.now();
+      // Without the probe: keep-alives until Redis continues (no close, no error ever comes).
+      await client.ended;
+      // An unanswered heartbeat (heartbeatMs 1000) announces the hang, then outageGraceMs runs.
+      expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(1400);
+      expect(Date.now() - pausedAt).toBeLessThan(6000);
+      expect(client.raw.endsWith('event: error\ndata: {"error":{"code":-32603,"message":"Stream store unavailable"}}\n\nevent: end\ndata: {}\n\n')).toBe(true);
+      expectConsecutive(client.events.slice(0, -1));
+      expect(app.logger.text('warn')).toMatch(/Redis for durable streams does not answer: no heartbeat reply within 1000 ms/);
+    } finally {
+      redis.resume();
+    }
+    await eventually(() => app.logger.text('log').includes('Redis for durable streams answers again'), 5000);
+    expect((await fetch(`${app.url}/rpc/streams/${id}`, { method: 'DELETE' })).status).toBe(200);
+  }, 30_000);
+
   // This one found a race (about one run in five under load): back from the outage, the subscription
   // checked that the store still held what it had delivered, and the producer's retried commits were
   // heard during that lookup; it went live without reading them and the terminal never came.

@@ -245,6 +245,8 @@ export class RedisStreamStore implements StreamStore {
   private readonly batchTokens = new WeakMap<PendingDurableEvent[], string>();
   private batchCount = 0;
   private available = true;
+  /** A heartbeat went unanswered for a whole heartbeat with the connection open: announced unavailable until it answers. */
+  private hung = false;
   private commandsReady = false;
   private subscriberReady = false;
   /** After Redis comes back, other instances need a heartbeat to prove they live: no recovery before this. */
@@ -296,9 +298,33 @@ export class RedisStreamStore implements StreamStore {
     this.subscriberReady = true;
     await this.beat();
     this.heartbeatTimer = setInterval(() => {
+      // The heartbeat is also the probe of a Redis that hangs with its connections open (a stopped
+      // process, a frozen host): no close or error comes then, so a beat unanswered for a whole
+      // heartbeat announces the store unavailable (attached clients start their outageGraceMs),
+      // and its late answer announces it back.
+      let answered = false;
+      const probe = setTimeout(() => {
+        if (answered || this.hung || !this.commandsReady) return;
+        this.hung = true;
+        this.logger.warn(`Redis for durable streams does not answer: no heartbeat reply within ${this.heartbeatMs} ms`);
+        this.setAvailable(false);
+      }, this.heartbeatMs);
+      probe.unref();
+      const settle = (): void => {
+        answered = true;
+        clearTimeout(probe);
+      };
       void this.beat()
-        .then(() => this.recoverInterrupted(this.localRunning, Date.now()))
-        .catch(() => undefined);
+        .then(() => {
+          settle();
+          if (this.hung) {
+            this.hung = false;
+            this.logger.log('Redis for durable streams answers again');
+            if (this.commandsReady && this.subscriberReady) this.setAvailable(true);
+          }
+          return this.recoverInterrupted(this.localRunning, Date.now());
+        })
+        .catch(settle);
     }, this.heartbeatMs);
     this.heartbeatTimer.unref();
   }
@@ -380,6 +406,7 @@ export class RedisStreamStore implements StreamStore {
 
   private readonly onCommandsClosed = (): void => {
     this.commandsReady = false;
+    this.hung = false;
     this.setAvailable(false);
   };
 
