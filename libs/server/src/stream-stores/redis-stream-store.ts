@@ -40,7 +40,11 @@ export interface RedisStreamStoreOptions {
   redisOptions?: RedisOptions;
   /** Prefix of every key and channel. Instances serving one API must share it. Default `nest-jsonrpc:durable:`. */
   keyPrefix?: string;
-  /** How often this instance proves it is alive, in ms. Default 5000; it is presumed dead after 3x that. */
+  /**
+   * How often this instance proves it is alive, in ms. Default 5000; it is presumed dead after 3x
+   * that. A beat unanswered for max(heartbeatMs, 2000) ms with the connection open means Redis
+   * hangs: the store is announced unavailable until it answers.
+   */
   heartbeatMs?: number;
   /**
    * Pub/sub delivers at most once: a stream whose attached subscribers have heard nothing for this
@@ -58,6 +62,8 @@ type RedisClient = Redis;
 const ORPHAN_CLAIM_MS = 30_000;
 const SWEEP_BATCH = 500;
 const HEALTH_PROBE_TIMEOUT_MS = 1000;
+/** The least time a heartbeat may go unanswered before Redis counts as hung (see `hungAfterMs`). */
+const HUNG_AFTER_MIN_MS = 2000;
 
 /**
  * Key layout. Everything one script touches shares a Redis Cluster hash tag: a stream's own keys
@@ -245,8 +251,17 @@ export class RedisStreamStore implements StreamStore {
   private readonly batchTokens = new WeakMap<PendingDurableEvent[], string>();
   private batchCount = 0;
   private available = true;
-  /** A heartbeat went unanswered for a whole heartbeat with the connection open: announced unavailable until it answers. */
+  /** A heartbeat went unanswered for `hungAfterMs` with the connection open: announced unavailable until it answers. */
   private hung = false;
+  /**
+   * How long a heartbeat may go unanswered, the connection open, before Redis counts as hung:
+   * max(heartbeatMs, HUNG_AFTER_MIN_MS). Not one heartbeat alone: a Redis that is merely slow (a
+   * loaded machine, a long command ahead of the beat) must not be announced unavailable — that
+   * logs a warning and starts every attached client's outageGraceMs. 2 s is the bound the module
+   * gives Redis elsewhere (a start or a REST route waits `storeTimeoutMs`, 2000 by default), far
+   * above a healthy Redis's latency.
+   */
+  private readonly hungAfterMs: number;
   private commandsReady = false;
   private subscriberReady = false;
   /** After Redis comes back, other instances need a heartbeat to prove they live: no recovery before this. */
@@ -259,6 +274,7 @@ export class RedisStreamStore implements StreamStore {
     if (!options || (!options.url && !options.client)) throw new Error('RedisStreamStore needs { url } or { client }');
     this.keys = new RedisStreamKeys(options.keyPrefix ?? 'nest-jsonrpc:durable:');
     this.heartbeatMs = options.heartbeatMs ?? 5000;
+    this.hungAfterMs = Math.max(this.heartbeatMs, HUNG_AFTER_MIN_MS);
     this.fanOutRecheckMs = options.fanOutRecheckMs ?? 5000;
     if (!Number.isFinite(this.fanOutRecheckMs) || this.fanOutRecheckMs < 0) {
       throw new Error(`RedisStreamStore: fanOutRecheckMs must be a number of ms >= 0 (0 turns the re-check off), got ${options.fanOutRecheckMs}`);
@@ -299,16 +315,16 @@ export class RedisStreamStore implements StreamStore {
     await this.beat();
     this.heartbeatTimer = setInterval(() => {
       // The heartbeat is also the probe of a Redis that hangs with its connections open (a stopped
-      // process, a frozen host): no close or error comes then, so a beat unanswered for a whole
-      // heartbeat announces the store unavailable (attached clients start their outageGraceMs),
+      // process, a frozen host): no close or error comes then, so a beat unanswered within
+      // `hungAfterMs` announces the store unavailable (attached clients start their outageGraceMs),
       // and its late answer announces it back.
       let answered = false;
       const probe = setTimeout(() => {
         if (answered || this.hung || !this.commandsReady) return;
         this.hung = true;
-        this.logger.warn(`Redis for durable streams does not answer: no heartbeat reply within ${this.heartbeatMs} ms`);
+        this.logger.warn(`Redis for durable streams does not answer: no heartbeat reply within ${this.hungAfterMs} ms`);
         this.setAvailable(false);
-      }, this.heartbeatMs);
+      }, this.hungAfterMs);
       probe.unref();
       const settle = (): void => {
         answered = true;
