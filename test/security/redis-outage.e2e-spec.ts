@@ -287,4 +287,23 @@ describeOutage('the redis option when Redis stops answering (SIGSTOP) with its c
     await eventually(async () => (await app!.rpc(call('limited'))).body.result === 'ok', 5000, 'limits counted again');
     expect(app.logger.lines.filter((l) => l.message === 'Redis connection for rate limits is back')).toHaveLength(1);
   }, 30_000);
+
+  it('a limited call whose command is in flight when Redis dies is decided as its connection closes, not held for a resend', async () => {
+    app = await startTestApp(outageModule({ url: redis.url, keyPrefix: 'stop-kill:' }, { onStoreError: 'deny' }));
+    expect((await app.rpc(call('limited'))).body.result).toBe('ok');
+    redis.pause();
+    const answer = answeredWhileStopped(app.rpc(call('strict')));
+    // Long enough for the call's script to be written to the stopped Redis, well inside the 1 s bound.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await redis.kill();
+    const answered = await answer;
+    expect(answered === 'no answer' ? answered : answered.body).toEqual({ jsonrpc: '2.0', error: UNAVAILABLE, id: 1 });
+    // The reason is the closed connection's, not the bound's: ioredis would otherwise keep the
+    // command to send again after a reconnect, and only the bound would end the wait.
+    const reasons = app.logger.lines.filter((l) => l.message.startsWith('Rate limits cannot be counted')).map((l) => l.message);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).not.toContain('Command timed out');
+    expect(reasons[0]).toContain('Rate limit store unavailable: Reached the max retries per request limit (which is 0)');
+    await redis.restart();
+  }, 30_000);
 });

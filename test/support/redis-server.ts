@@ -175,16 +175,6 @@ export class PrivateRedis {
     await this.launch();
   }
 
-  /** SIGSTOP: the process hangs with its connections open (no close, no error), until `resume()`. */
-  pause(): void {
-    this.child?.kill('SIGSTOP');
-  }
-
-  /** SIGCONT after `pause()`. */
-  resume(): void {
-    this.child?.kill('SIGCONT');
-  }
-
   /** Kills it and removes its data. */
   async stop(): Promise<void> {
     await this.kill();

@@ -83,10 +83,13 @@ export class RedisConnections implements OnApplicationShutdown {
     // when the socket already failed. commandTimeout: a Redis that stops answering without closing
     // the connection would otherwise hold every limited call until it answers again (this
     // connection runs only the rate-limit script and PING, nothing blocking). In redisOptions it
-    // applies to every node of a cluster too.
+    // applies to every node of a cluster too. maxRetriesPerRequest 0: a command written just
+    // before Redis died fails as the connection closes; ioredis would otherwise keep it to send
+    // again after a reconnect, holding the call until Redis is back (or until commandTimeout).
     const nodeOptions = {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
       disconnectTimeout: 500,
       maxLoadingRetryTime: REDIS_LOADING_RETRY_MS,
     };
