@@ -574,7 +574,7 @@ export class RedisStreamStore implements StreamStore {
   /**
    * The record of a stream this instance runs is gone from Redis: a Redis restarted with none of
    * its data (no append-only file, or a fresh replica promoted). As with fewer events
-   * ({@link endLost}), the stream ends with -32603 `Stream store lost events` rather than going on
+   * (`endLost`), the stream ends with -32603 `Stream store lost events` rather than going on
    * under ids clients already saw — and its record is written again to hold that error (no events
    * before it, so the error is event 1), so a later attach or lookup reads how it ended instead of
    * a 404, and retention sweeps it like any finished stream. The producer is told the stream ended.
